@@ -1,0 +1,149 @@
+package autodiff
+
+import (
+	"fmt"
+
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// Float is the element type constraint of the engine.
+type Float = tensor.Float
+
+// Op is the record of one operation on the tape. Backward reads out.Grad and
+// adds the gradient of each input that requires one into that input's Grad.
+// It must not assume the input gradients are zero, and must not allocate once
+// its workspaces exist.
+type Op[T Float] interface {
+	Backward(out *Var[T])
+}
+
+// Var is a value in the computation and the gradient of the loss with respect
+// to it. Grad has Value's shape once the Var takes part in a backward pass.
+type Var[T Float] struct {
+	Value tensor.Dense[T]
+	Grad  tensor.Dense[T]
+	Name  string // optional, used in error messages
+
+	requiresGrad bool
+	op           Op[T] // producer; nil for leaves
+}
+
+// NewVar returns a leaf Var holding value (not copied). A parameter is a leaf
+// with requiresGrad set.
+func NewVar[T Float](value *tensor.Dense[T], requiresGrad bool) *Var[T] {
+	v := &Var[T]{Value: *value, requiresGrad: requiresGrad}
+	if requiresGrad {
+		v.Grad = *tensor.NewDense[T](value.Rows, value.Cols)
+	}
+	return v
+}
+
+// NewParam returns a named trainable leaf of shape r×c, zero-initialised.
+func NewParam[T Float](name string, r, c int) *Var[T] {
+	v := NewVar(tensor.NewDense[T](r, c), true)
+	v.Name = name
+	return v
+}
+
+// RequiresGrad reports whether gradient flows into v.
+func (v *Var[T]) RequiresGrad() bool { return v.requiresGrad }
+
+// Shape returns the value's shape.
+func (v *Var[T]) Shape() (rows, cols int) { return v.Value.Rows, v.Value.Cols }
+
+// ZeroGrad zeroes v's gradient.
+func (v *Var[T]) ZeroGrad() { v.Grad.Zero() }
+
+// Tape records the ops of a forward pass and replays them backwards.
+// The zero value is ready to use.
+type Tape[T Float] struct {
+	nodes []*Var[T]
+	n     int
+	// NoGrad makes the tape record nothing: ops compute values only and
+	// their outputs do not require gradients (evaluation mode).
+	NoGrad bool
+}
+
+// Reset rewinds the tape for a new forward pass. Vars returned by the
+// previous pass are recycled and must not be used afterwards.
+func (t *Tape[T]) Reset() { t.n = 0 }
+
+// Len is the number of ops recorded since the last Reset.
+func (t *Tape[T]) Len() int { return t.n }
+
+// Node returns the tape's next output Var with an r×c value, recycling the
+// Var at this position of the previous pass. requiresGrad is whether any
+// input of the op requires a gradient; it is forced off under NoGrad. The
+// value's contents are unspecified: the op overwrites them.
+// Op implementations (in this and other packages) call Node, then SetOp.
+func (t *Tape[T]) Node(r, c int, requiresGrad bool) *Var[T] {
+	if t.n == len(t.nodes) {
+		t.nodes = append(t.nodes, &Var[T]{})
+	}
+	v := t.nodes[t.n]
+	t.n++
+	v.Value.Reshape(r, c)
+	v.requiresGrad = requiresGrad && !t.NoGrad
+	if v.requiresGrad {
+		v.Grad.Reshape(r, c)
+	}
+	v.Name = ""
+	return v
+}
+
+// OpOf returns out's op record of type *O, reusing the one from the previous
+// pass when it has that type, so that steady-state passes allocate nothing.
+func OpOf[O any, T Float, P interface {
+	*O
+	Op[T]
+}](out *Var[T]) P {
+	if p, ok := out.op.(P); ok {
+		return p
+	}
+	p := P(new(O))
+	out.op = p
+	return p
+}
+
+// Any reports whether any of vs requires a gradient.
+func Any[T Float](vs ...*Var[T]) bool {
+	for _, v := range vs {
+		if v.requiresGrad {
+			return true
+		}
+	}
+	return false
+}
+
+// Backward computes the gradient of loss, which must be 1×1 and produced on
+// this tape, with respect to every Var on the tape and every parameter
+// reachable from it. Gradients of tape nodes are reset first; parameter
+// gradients accumulate.
+func (t *Tape[T]) Backward(loss *Var[T]) error {
+	if loss.Value.Rows != 1 || loss.Value.Cols != 1 {
+		return fmt.Errorf("autodiff: Backward needs a 1×1 loss, got %d×%d", loss.Value.Rows, loss.Value.Cols)
+	}
+	if !loss.requiresGrad {
+		return fmt.Errorf("autodiff: loss does not depend on any parameter")
+	}
+	last := -1
+	for i := 0; i < t.n; i++ {
+		if t.nodes[i] == loss {
+			last = i
+		}
+		if t.nodes[i].requiresGrad {
+			t.nodes[i].Grad.Zero()
+		}
+	}
+	if last < 0 {
+		return fmt.Errorf("autodiff: loss was not recorded on this tape since the last Reset")
+	}
+	loss.Grad.Data[0] = 1
+	for i := last; i >= 0; i-- {
+		v := t.nodes[i]
+		if v.requiresGrad && v.op != nil {
+			v.op.Backward(v)
+		}
+	}
+	return nil
+}
