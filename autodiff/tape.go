@@ -123,12 +123,22 @@ func (t *Tape[T]) Backward(loss *Var[T]) error {
 	if loss.Value.Rows != 1 || loss.Value.Cols != 1 {
 		return fmt.Errorf("autodiff: Backward needs a 1×1 loss, got %d×%d", loss.Value.Rows, loss.Value.Cols)
 	}
-	if !loss.requiresGrad {
-		return fmt.Errorf("autodiff: loss does not depend on any parameter")
+	return t.BackwardSeeded(loss, nil)
+}
+
+// BackwardSeeded is Backward for an output of any shape: the gradient that
+// flows into out is seed (same shape as out), or all ones when seed is nil.
+// It computes the gradient of Σ seed ⊙ out.
+func (t *Tape[T]) BackwardSeeded(out *Var[T], seed *tensor.Dense[T]) error {
+	if !out.requiresGrad {
+		return fmt.Errorf("autodiff: output does not depend on any parameter")
+	}
+	if seed != nil && !seed.SameShape(&out.Value) {
+		return fmt.Errorf("autodiff: seed is %d×%d but the output is %d×%d", seed.Rows, seed.Cols, out.Value.Rows, out.Value.Cols)
 	}
 	last := -1
 	for i := 0; i < t.n; i++ {
-		if t.nodes[i] == loss {
+		if t.nodes[i] == out {
 			last = i
 		}
 		if t.nodes[i].requiresGrad {
@@ -136,9 +146,15 @@ func (t *Tape[T]) Backward(loss *Var[T]) error {
 		}
 	}
 	if last < 0 {
-		return fmt.Errorf("autodiff: loss was not recorded on this tape since the last Reset")
+		return fmt.Errorf("autodiff: output was not recorded on this tape since the last Reset")
 	}
-	loss.Grad.Data[0] = 1
+	if seed != nil {
+		copy(out.Grad.Data, seed.Data)
+	} else {
+		for i := range out.Grad.Data {
+			out.Grad.Data[i] = 1
+		}
+	}
 	for i := last; i >= 0; i-- {
 		v := t.nodes[i]
 		if v.requiresGrad && v.op != nil {
