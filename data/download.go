@@ -1,0 +1,381 @@
+package data
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Downloader fetches datasets from their canonical locations into a data
+// root with the layout of DESIGN.md §7 (planetoid/ind.<name>.*,
+// coauthor/ms_academic_cs.npz, tu/<NAME>/<NAME>_*.txt). The zero value is
+// ready to use.
+type Downloader struct {
+	// Client does the requests; nil means http.DefaultClient.
+	Client *http.Client
+	// RewriteURL, if set, maps a canonical URL to the one requested
+	// instead: a mirror, or a test server.
+	RewriteURL func(canonical string) string
+	// Progress, if set, receives one line per request and per file.
+	Progress io.Writer
+}
+
+// dlMaxArchive bounds a downloaded TU zip; the largest in the collection is
+// far smaller.
+const dlMaxArchive = 1 << 30
+
+// ChecksumError reports a file whose contents are not the expected ones.
+type ChecksumError struct {
+	File       string // path under the data root
+	WantSHA256 string
+	GotSHA256  string
+	WantSize   int64
+	GotSize    int64
+}
+
+// Error names the file and both checksums, so that a user can tell a
+// truncated download (size differs) from a changed upstream file.
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("%s: checksum mismatch: want sha256 %s (%d bytes), got %s (%d bytes)",
+		e.File, e.WantSHA256, e.WantSize, e.GotSHA256, e.GotSize)
+}
+
+// Download makes dataset (a name of DownloadableDatasets) complete and
+// verified under root. Files already present with the expected checksum are
+// left alone and not fetched. Each file is written to a temporary file in
+// its final directory, verified, and only then renamed into place, so an
+// interrupted or failed download never leaves a partial file under the
+// final name. A file whose contents differ from the table is an error
+// (*ChecksumError) naming the file and both checksums, except for Optional
+// files, which are then skipped with a note on Progress.
+func (d *Downloader) Download(ctx context.Context, dataset, root string) error {
+	files, err := DatasetFiles(dataset)
+	if err != nil {
+		return err
+	}
+	return d.dlFetch(ctx, files, root)
+}
+
+func (d *Downloader) logf(format string, args ...any) {
+	if d.Progress != nil {
+		fmt.Fprintf(d.Progress, format+"\n", args...)
+	}
+}
+
+// dlFetch fetches files (grouped by URL: one request per zip) into root.
+func (d *Downloader) dlFetch(ctx context.Context, files []DatasetFile, root string) error {
+	var urls []string
+	byURL := map[string][]DatasetFile{}
+	for _, f := range files {
+		if _, seen := byURL[f.URL]; !seen {
+			urls = append(urls, f.URL)
+		}
+		byURL[f.URL] = append(byURL[f.URL], f)
+	}
+	for _, u := range urls {
+		var need []DatasetFile
+		for _, f := range byURL[u] {
+			st, err := dlCheck(root, f)
+			if err != nil {
+				return err
+			}
+			if st.OK() {
+				d.logf("%-44s %s, skipped", f.Path, st.State)
+				continue
+			}
+			need = append(need, f)
+		}
+		if len(need) == 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var err error
+		if need[0].Member != "" {
+			err = d.dlZip(ctx, u, need, root)
+		} else {
+			err = d.dlDirect(ctx, u, need[0], root)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dlGet starts a GET of the canonical URL u; the caller closes the body.
+func (d *Downloader) dlGet(ctx context.Context, u string) (io.ReadCloser, error) {
+	target := u
+	if d.RewriteURL != nil {
+		target = d.RewriteURL(u)
+	}
+	d.logf("GET %s", target)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, fmt.Errorf("download %s: %w", target, err)
+	}
+	client := d.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("download %s: %w", target, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("download %s: %s", target, resp.Status)
+	}
+	return resp.Body, nil
+}
+
+func (d *Downloader) dlDirect(ctx context.Context, u string, f DatasetFile, root string) error {
+	body, err := d.dlGet(ctx, u)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
+	}
+	defer body.Close()
+	st, err := dlWriteVerified(root, f, body)
+	if err != nil {
+		return err
+	}
+	d.logf("%-44s %s", f.Path, st)
+	return nil
+}
+
+// dlZip downloads the archive at u into a temporary file under root (a zip
+// is read from its directory at the end) and extracts the files in need.
+func (d *Downloader) dlZip(ctx context.Context, u string, need []DatasetFile, root string) (err error) {
+	body, err := d.dlGet(ctx, u)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path.Dir(need[0].Path), err)
+	}
+	defer body.Close()
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(root, ".prcaps-download-*.zip")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}()
+	n, err := io.Copy(tmp, io.LimitReader(body, dlMaxArchive+1))
+	if err != nil {
+		return fmt.Errorf("download %s: %w", u, err)
+	}
+	if n > dlMaxArchive {
+		return fmt.Errorf("download %s: archive larger than %d bytes", u, dlMaxArchive)
+	}
+	zr, err := zip.NewReader(tmp, n)
+	if err != nil {
+		return fmt.Errorf("download %s: not a zip archive: %w", u, err)
+	}
+	for _, f := range need {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		zf := dlFindMember(zr, f.Member)
+		if zf == nil {
+			if f.Optional {
+				d.logf("%-44s not in the archive, skipped (optional)", f.Path)
+				continue
+			}
+			return fmt.Errorf("%s: %s has no member %s", f.Path, u, f.Member)
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return fmt.Errorf("%s: %s member %s: %w", f.Path, u, zf.Name, err)
+		}
+		st, err := dlWriteVerified(root, f, rc)
+		rc.Close()
+		var ce *ChecksumError
+		if f.Optional && errors.As(err, &ce) {
+			d.logf("%-44s differs from the reference copy, skipped (optional): %v", f.Path, err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		d.logf("%-44s %s", f.Path, st)
+	}
+	return nil
+}
+
+// dlFindMember finds the archive member named name, or else the only member
+// with the same base name (archives are not always rooted the same way).
+func dlFindMember(zr *zip.Reader, name string) *zip.File {
+	var byBase *zip.File
+	for _, zf := range zr.File {
+		if zf.Name == name {
+			return zf
+		}
+		if path.Base(zf.Name) == path.Base(name) && !strings.HasSuffix(zf.Name, "/") {
+			if byBase != nil {
+				byBase = nil // ambiguous
+				break
+			}
+			byBase = zf
+		}
+	}
+	return byBase
+}
+
+// dlWriteVerified copies r to root/f.Path through a temporary file, and
+// renames it into place only if it matches f.
+func dlWriteVerified(root string, f DatasetFile, r io.Reader) (FileState, error) {
+	dst := filepath.Join(root, filepath.FromSlash(f.Path))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	// One byte past the expected size is enough to tell a longer file.
+	sum, err := dlSum(io.TeeReader(io.LimitReader(r, f.Size+1), tmp))
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", f.Path, err)
+	}
+	state := dlJudge(f, sum)
+	if !state.OK() {
+		return "", &ChecksumError{File: f.Path, WantSHA256: f.SHA256, GotSHA256: sum.sha256,
+			WantSize: f.Size, GotSize: sum.size}
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return "", err
+	}
+	committed = true
+	return state, nil
+}
+
+// dlSummary is what is measured of a file's contents.
+type dlSummary struct {
+	size   int64
+	lines  int64
+	sha256 string
+}
+
+func dlSum(r io.Reader) (dlSummary, error) {
+	h := sha256.New()
+	var s dlSummary
+	buf := make([]byte, 256<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			h.Write(buf[:n])
+			s.size += int64(n)
+			s.lines += int64(bytes.Count(buf[:n], []byte{'\n'}))
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	s.sha256 = hex.EncodeToString(h.Sum(nil))
+	return s, nil
+}
+
+// dlJudge compares measured contents with the table entry.
+func dlJudge(f DatasetFile, s dlSummary) FileState {
+	switch {
+	case s.sha256 == f.SHA256 && s.size == f.Size:
+		return FileOK
+	case f.Lines > 0 && s.size == f.Size && s.lines == f.Lines:
+		return FileOKSameSize
+	}
+	return FileMismatch
+}
+
+// FileState is the verdict on one dataset file on disk.
+type FileState string
+
+// The verdicts of Verify.
+const (
+	FileOK         FileState = "ok"                            // size and SHA256 as in the table
+	FileOKSameSize FileState = "ok (same size and line count)" // DD_A.txt as in the official zip; see DatasetFile.Lines
+	FileMissing    FileState = "missing"
+	FileMismatch   FileState = "checksum mismatch"
+)
+
+// FileStatus is the state of one dataset file under a data root.
+type FileStatus struct {
+	File   DatasetFile
+	State  FileState
+	Size   int64  // bytes on disk; 0 if missing
+	SHA256 string // of the file on disk; "" if missing
+}
+
+// OK reports whether the file is usable as it is.
+func (s FileStatus) OK() bool { return s.State.OK() }
+
+// OK reports whether the state is one of the acceptable ones.
+func (s FileState) OK() bool { return s == FileOK || s == FileOKSameSize }
+
+// Verify checks the files of dataset (a name of DownloadableDatasets) under
+// root against the checksum table, reading each in full. Missing and
+// mismatching files are reported in the statuses, not as errors; the error
+// is for an unknown dataset or a file that cannot be read. A dataset is
+// complete when every status is OK or is a missing Optional file.
+func Verify(root, dataset string) ([]FileStatus, error) {
+	files, err := DatasetFiles(dataset)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FileStatus, 0, len(files))
+	for _, f := range files {
+		st, err := dlCheck(root, f)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// dlCheck measures root/f.Path.
+func dlCheck(root string, f DatasetFile) (FileStatus, error) {
+	p := filepath.Join(root, filepath.FromSlash(f.Path))
+	fh, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return FileStatus{File: f, State: FileMissing}, nil
+	}
+	if err != nil {
+		return FileStatus{File: f}, err
+	}
+	defer fh.Close()
+	s, err := dlSum(fh)
+	if err != nil {
+		return FileStatus{File: f}, fmt.Errorf("%s: %w", p, err)
+	}
+	return FileStatus{File: f, State: dlJudge(f, s), Size: s.size, SHA256: s.sha256}, nil
+}

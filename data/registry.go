@@ -1,0 +1,262 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Task is what a dataset's labels are attached to.
+type Task int
+
+const (
+	// NodeTask datasets classify the nodes of one graph.
+	NodeTask Task = iota
+	// GraphTask datasets classify whole graphs.
+	GraphTask
+)
+
+func (t Task) String() string {
+	if t == GraphTask {
+		return "graph"
+	}
+	return "node"
+}
+
+// Info describes a dataset the registry knows by name.
+type Info struct {
+	Name     string // command-line name, lower case
+	Display  string // as papers write it
+	Task     Task
+	Format   string // "planetoid", "npz" or "tu"
+	Path     string // file or directory under the data root
+	Embedded bool   // shipped inside the binary
+}
+
+// Known lists the benchmark datasets of the paper, in the order of its tables.
+func Known() []Info {
+	return []Info{
+		{"cora", "Cora", NodeTask, "planetoid", "planetoid", true},
+		{"citeseer", "CiteSeer", NodeTask, "planetoid", "planetoid", false},
+		{"pubmed", "PubMed", NodeTask, "planetoid", "planetoid", false},
+		{"cs", "Coauthor CS", NodeTask, "npz", "coauthor/ms_academic_cs.npz", false},
+		{"mutag", "MUTAG", GraphTask, "tu", "tu/MUTAG", true},
+		{"nci1", "NCI1", GraphTask, "tu", "tu/NCI1", false},
+		{"nci109", "NCI109", GraphTask, "tu", "tu/NCI109", false},
+		{"dd", "DD", GraphTask, "tu", "tu/DD", false},
+		{"proteins", "PROTEINS", GraphTask, "tu", "tu/PROTEINS", false},
+	}
+}
+
+// Lookup returns the Info of a known dataset (case-insensitive).
+func Lookup(name string) (Info, bool) {
+	name = strings.ToLower(name)
+	for _, in := range Known() {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return Info{}, false
+}
+
+// Dataset is a loaded dataset of either task; exactly one of Node and Graph is set.
+type Dataset struct {
+	Name  string
+	Task  Task
+	Node  *NodeDataset
+	Graph *GraphDataset
+	// From says where the files were read: a directory or "embedded:".
+	From string
+}
+
+// Options say where and how Load reads a dataset.
+type Options struct {
+	// Root is the data directory (layout of DESIGN §7: planetoid/, coauthor/,
+	// npz/, tu/<NAME>/). Empty means the embedded datasets only; pass
+	// DefaultRoot() for the usual lookup ($PRCAPS_DATA, then the user cache).
+	Root string
+	// NodeAttr appends TU node attributes to the node features.
+	NodeAttr bool
+}
+
+// EnvVar names the environment variable holding the default data root.
+const EnvVar = "PRCAPS_DATA"
+
+// DefaultRoot is $PRCAPS_DATA, else the per-user cache directory
+// (e.g. ~/.cache/prcaps/data) if it exists, else "" (embedded data only).
+func DefaultRoot() string {
+	if r := os.Getenv(EnvVar); r != "" {
+		return r
+	}
+	if c := CacheRoot(); c != "" {
+		if st, err := os.Stat(c); err == nil && st.IsDir() {
+			return c
+		}
+	}
+	return ""
+}
+
+// CacheRoot is the per-user directory that `prcaps datasets download`
+// writes to by default, or "" if the platform has none.
+func CacheRoot() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "prcaps", "data")
+}
+
+// ErrNeedsData is wrapped by Load's error when a dataset is neither embedded
+// nor present under the data root.
+var ErrNeedsData = errors.New("dataset files not found")
+
+// Load reads a dataset by name: one of Known(), any TU dataset under
+// <root>/tu/<NAME>/, any gnn-benchmark file <root>/npz/<name>.npz, a path to a
+// .npz file, or a path to a TU directory. Cora and MUTAG fall back to the
+// copies embedded in the binary when the root does not hold them.
+func Load(name string, opt Options) (*Dataset, error) {
+	root := opt.Root
+	if looksLikePath(name) {
+		return loadPath(name, opt)
+	}
+	in, known := Lookup(name)
+	if !known {
+		return loadByName(name, root, opt)
+	}
+	src := Source{}
+	if root != "" && Dir(root).Exists(in.Path) {
+		src = Dir(root)
+	} else if in.Embedded {
+		src = Embedded()
+	} else {
+		return nil, needsData(in, root)
+	}
+	return loadInfo(in, src, opt)
+}
+
+func looksLikePath(name string) bool {
+	return strings.ContainsAny(name, `/\`) || strings.HasSuffix(strings.ToLower(name), ".npz")
+}
+
+func needsData(in Info, root string) error {
+	where := "no data directory is set"
+	if root != "" {
+		where = fmt.Sprintf("%s not found", filepath.Join(root, filepath.FromSlash(in.Path)))
+	}
+	return fmt.Errorf("dataset %s: %w (%s); pass --data DIR or set %s to a directory laid out as planetoid/, coauthor/, tu/<NAME>/, or run `prcaps datasets download %s`",
+		in.Name, ErrNeedsData, where, EnvVar, in.Name)
+}
+
+func loadInfo(in Info, src Source, opt Options) (*Dataset, error) {
+	ds := &Dataset{Name: in.Display, Task: in.Task, From: src.Root}
+	switch in.Format {
+	case "planetoid":
+		sub, err := src.Sub(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		if ds.Node, err = LoadPlanetoid(sub, in.Name); err != nil {
+			return nil, err
+		}
+	case "npz":
+		dir, file := filepath.Split(filepath.FromSlash(in.Path))
+		sub, err := src.Sub(filepath.ToSlash(filepath.Clean(dir)))
+		if err != nil {
+			return nil, err
+		}
+		if ds.Node, err = LoadNPZ(sub, file, in.Display); err != nil {
+			return nil, err
+		}
+	case "tu":
+		sub, err := src.Sub(in.Path)
+		if err != nil {
+			return nil, err
+		}
+		if ds.Graph, err = LoadTU(sub, filepath.Base(in.Path), TUOptions{NodeAttr: opt.NodeAttr}); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("data: unknown format %q", in.Format)
+	}
+	if ds.Node != nil {
+		ds.Node.Name = in.Display
+	} else {
+		ds.Graph.Name = in.Display
+	}
+	return ds, nil
+}
+
+// loadByName resolves an unlisted name as a TU directory or an npz file under root.
+func loadByName(name, root string, opt Options) (*Dataset, error) {
+	if root == "" {
+		return nil, fmt.Errorf("dataset %s: %w: it is not a built-in dataset, and no data directory is set (pass --data DIR or set %s)", name, ErrNeedsData, EnvVar)
+	}
+	src := Dir(root)
+	if tu, ok := findTU(src, name); ok {
+		return loadInfo(Info{Name: strings.ToLower(name), Display: tu, Task: GraphTask, Format: "tu", Path: "tu/" + tu}, src, opt)
+	}
+	npz := "npz/" + strings.ToLower(name) + ".npz"
+	if src.Exists(npz) {
+		return loadInfo(Info{Name: strings.ToLower(name), Display: name, Task: NodeTask, Format: "npz", Path: npz}, src, opt)
+	}
+	return nil, fmt.Errorf("dataset %s: %w: looked for %s and %s; known datasets: %s",
+		name, ErrNeedsData, filepath.Join(root, "tu", strings.ToUpper(name)), filepath.Join(root, filepath.FromSlash(npz)), strings.Join(KnownNames(), ", "))
+}
+
+// findTU finds the directory tu/<NAME> matching name case-insensitively.
+func findTU(src Source, name string) (string, bool) {
+	entries, err := fs.ReadDir(src.FS, "tu")
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.EqualFold(e.Name(), name) {
+			return e.Name(), true
+		}
+	}
+	return "", false
+}
+
+// loadPath loads a dataset given as a path: a .npz file or a TU directory
+// (holding <NAME>_A.txt, NAME being the directory's base name).
+func loadPath(p string, opt Options) (*Dataset, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, &FileError{File: p, Err: ErrMissing}
+	}
+	if !st.IsDir() {
+		if !strings.HasSuffix(strings.ToLower(p), ".npz") {
+			return nil, fmt.Errorf("%s: not a .npz file or a TU directory", p)
+		}
+		base := filepath.Base(p)
+		name := strings.TrimSuffix(base, filepath.Ext(base))
+		d, err := LoadNPZ(Dir(filepath.Dir(p)), base, name)
+		if err != nil {
+			return nil, err
+		}
+		return &Dataset{Name: name, Task: NodeTask, Node: d, From: filepath.Dir(p)}, nil
+	}
+	name := filepath.Base(filepath.Clean(p))
+	src := Dir(p)
+	if !src.Exists(name + "_A.txt") {
+		return nil, fmt.Errorf("%s: a TU directory must hold %s_A.txt", p, name)
+	}
+	d, err := LoadTU(src, name, TUOptions{NodeAttr: opt.NodeAttr})
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{Name: name, Task: GraphTask, Graph: d, From: p}, nil
+}
+
+// KnownNames are the command-line names of Known().
+func KnownNames() []string {
+	var names []string
+	for _, in := range Known() {
+		names = append(names, in.Name)
+	}
+	return slices.Clip(names)
+}
