@@ -37,40 +37,46 @@ func NewGraph(n int, src, dst []int32, opt EdgeOptions) (*Graph, error) {
 			return nil, fmt.Errorf("edge %d (%d→%d) has an endpoint outside [0, %d)", i, src[i], dst[i], n)
 		}
 	}
-	type arc struct{ s, d int32 }
-	arcs := make([]arc, 0, len(src)*(1+b2i(opt.Symmetrize)))
+	keep := func(i int) bool { return !opt.RemoveSelfLoops || src[i] != dst[i] }
+	both := func(i int) bool { return opt.Symmetrize && src[i] != dst[i] }
+	// Counting sort by target (linear in arcs), then sort and deduplicate
+	// each target's sources: far cheaper than sorting all arcs at once.
+	ptr := make([]int32, n+1)
 	for i := range src {
-		if opt.RemoveSelfLoops && src[i] == dst[i] {
-			continue
+		if keep(i) {
+			ptr[dst[i]+1]++
+			if both(i) {
+				ptr[src[i]+1]++
+			}
 		}
-		arcs = append(arcs, arc{src[i], dst[i]})
-		if opt.Symmetrize && src[i] != dst[i] {
-			arcs = append(arcs, arc{dst[i], src[i]})
-		}
-	}
-	slices.SortFunc(arcs, func(a, b arc) int {
-		if a.d != b.d {
-			return int(a.d - b.d)
-		}
-		return int(a.s - b.s)
-	})
-	arcs = slices.Compact(arcs)
-	g := &Graph{N: n, Ptr: make([]int32, n+1), Src: make([]int32, len(arcs))}
-	for i, a := range arcs {
-		g.Src[i] = a.s
-		g.Ptr[a.d+1]++
 	}
 	for v := 0; v < n; v++ {
-		g.Ptr[v+1] += g.Ptr[v]
+		ptr[v+1] += ptr[v]
 	}
+	out := make([]int32, ptr[n])
+	fill := slices.Clone(ptr[:n])
+	for i := range src {
+		if keep(i) {
+			out[fill[dst[i]]] = src[i]
+			fill[dst[i]]++
+			if both(i) {
+				out[fill[src[i]]] = dst[i]
+				fill[src[i]]++
+			}
+		}
+	}
+	g := &Graph{N: n, Ptr: make([]int32, n+1)}
+	w := int32(0)
+	for v := 0; v < n; v++ {
+		row := out[ptr[v]:ptr[v+1]]
+		slices.Sort(row)
+		row = slices.Compact(row)
+		copy(out[w:], row)
+		w += int32(len(row))
+		g.Ptr[v+1] = w
+	}
+	g.Src = slices.Clip(out[:w])
 	return g, nil
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // NumArcs is the number of stored (directed) arcs.
