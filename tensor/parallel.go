@@ -1,43 +1,219 @@
 package tensor
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
-// minGrain is the least work (in rows × cost units) worth a goroutine:
-// below it a kernel runs on the calling goroutine.
+// minGrain is the least work (in rows × cost units) worth handing to another
+// core: below it a kernel runs on the calling goroutine, because waking a
+// worker costs a few microseconds.
 const minGrain = 1 << 14
+
+// chunksPerWorker splits a parallel loop into more chunks than workers, so
+// that uneven rows (power-law degrees) and cores shared with other processes
+// balance out: chunks are claimed dynamically.
+const chunksPerWorker = 4
+
+// Ranger is a loop body that ParallelRange runs on disjoint index ranges
+// [lo, hi), possibly concurrently. A Ranger that is a pointer to a long-lived
+// value (a kernel workspace, an op record) costs no allocation per call,
+// unlike a closure, which escapes to the heap as soon as another goroutine
+// may run it.
+type Ranger interface {
+	Range(lo, hi int)
+}
+
+// RangeFunc adapts a function to the Ranger interface.
+type RangeFunc func(lo, hi int)
+
+// Range calls f(lo, hi).
+func (f RangeFunc) Range(lo, hi int) { f(lo, hi) }
 
 // ParallelFor calls body(lo, hi) on disjoint chunks covering [0, n), in
 // parallel on up to GOMAXPROCS goroutines. cost estimates the work per index
 // (e.g. the row length); small problems run serially so that tiny kernels do
 // not pay for goroutines. body must be safe to run concurrently on disjoint
-// ranges.
+// ranges. A closure that captures variables is allocated once per call; use
+// ParallelRange with a long-lived Ranger where that matters.
 func ParallelFor(n, cost int, body func(lo, hi int)) {
+	ParallelRange(n, cost, RangeFunc(body))
+}
+
+// ParallelRange calls r.Range(lo, hi) on disjoint chunks covering [0, n), on
+// the calling goroutine and the idle goroutines of a persistent worker pool.
+// It returns when every chunk has run. It allocates nothing once the pool is
+// warm, and may be called concurrently and from inside a Range (it never
+// waits for a worker that has not started on its chunks, so nesting cannot
+// deadlock). A panic in a chunk run by a worker is re-raised here.
+func ParallelRange(n, cost int, r Ranger) {
 	if n <= 0 {
 		return
 	}
-	workers := runtime.GOMAXPROCS(0)
-	if cost < 1 {
-		cost = 1
-	}
-	if w := n * cost / minGrain; w < workers {
-		workers = w
-	}
-	if workers <= 1 {
-		body(0, n)
+	chunks := parallelChunks(n, cost)
+	if chunks <= 1 {
+		r.Range(0, n)
 		return
 	}
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
+	procs := runtime.GOMAXPROCS(0)
+	size := (n + chunks - 1) / chunks
+	chunks = (n + size - 1) / size
+
+	thePool.ensure(procs - 1)
+	j, _ := jobs.get()
+	if j == nil {
+		j = &job{done: make(chan struct{}, 1)}
+	}
+	j.r, j.n, j.size, j.chunks = r, n, size, int64(chunks)
+	j.next.Store(0)
+	j.finished.Store(0)
+	j.refs.Store(1)
+	// Offer the job to at most chunks-1 workers. The send never blocks: with
+	// the queue full the caller simply does more chunks itself.
+	for h := 0; h < min(procs-1, chunks-1); h++ {
+		j.refs.Add(1)
+		select {
+		case thePool.work <- j:
+		default:
+			j.refs.Add(-1)
+			h = procs // the queue is full; stop offering
+		}
+	}
+	j.run()
+	<-j.done
+	p := j.panicked
+	j.release()
+	if p != nil {
+		panic(fmt.Sprintf("tensor: parallel worker panicked: %v", p))
+	}
+}
+
+// parallelChunks is the number of chunks ParallelRange splits [0, n) into;
+// 1 means the loop runs serially on the caller.
+func parallelChunks(n, cost int) int {
+	procs := runtime.GOMAXPROCS(0)
+	if n <= 1 || procs <= 1 {
+		return 1
+	}
+	cost = max(cost, 1)
+	// Work in units of minGrain decides how many chunks are worth having.
+	chunks := min(n, n*cost/minGrain, procs*chunksPerWorker)
+	return max(chunks, 1)
+}
+
+// job is the scheduling record of one ParallelRange call. It is shared with
+// the workers that accept it, and recycled by whichever participant drops
+// the last reference, because a worker may still be looking at it (finding
+// no chunk left) after the caller has returned.
+type job struct {
+	r        Ranger
+	n, size  int
+	chunks   int64
+	next     atomic.Int64 // next chunk to claim
+	finished atomic.Int64 // chunks completed
+	refs     atomic.Int32 // participants still holding the job
+	done     chan struct{}
+	panicked any // first panic in a worker; read by the caller after done
+	pmu      sync.Mutex
+}
+
+// jobs recycles job records (see freeList).
+var jobs freeList[*job]
+
+// run claims and runs chunks until none is left. The participant that
+// completes the last chunk signals done, so the caller never waits for a
+// worker that did not get a chunk.
+func (j *job) run() {
+	for {
+		c := j.next.Add(1) - 1
+		if c >= j.chunks {
+			return
+		}
+		lo := int(c) * j.size
+		hi := min(lo+j.size, j.n)
+		j.r.Range(lo, hi)
+		if j.finished.Add(1) == j.chunks {
+			j.done <- struct{}{}
+		}
+	}
+}
+
+// help is run by a pool worker: it runs chunks, turning a panic into a
+// recorded value (and a completed chunk) so that the caller is not left
+// waiting and can re-raise it.
+func (j *job) help() {
+	defer func() {
+		if p := recover(); p != nil {
+			j.pmu.Lock()
+			if j.panicked == nil {
+				j.panicked = p
+			}
+			j.pmu.Unlock()
+			if j.finished.Add(1) == j.chunks {
+				j.done <- struct{}{}
+			}
+			// The remaining chunks of this worker are left to the others.
+		}
+		j.release()
+	}()
+	j.run()
+}
+
+// release drops one reference and recycles the job with the last one.
+func (j *job) release() {
+	if j.refs.Add(-1) == 0 {
+		j.r = nil
+		j.panicked = nil
+		jobs.put(j)
+	}
+}
+
+// workerPool is a set of goroutines fed through a buffered channel. Offers
+// are buffered so that a worker still finishing its previous job (not yet
+// parked on the channel) picks up the next one a moment later instead of the
+// offer failing; an offer that arrives after its chunks are gone costs the
+// worker one atomic add.
+type workerPool struct {
+	work    chan *job
+	mu      sync.Mutex
+	started atomic.Int32
+}
+
+// thePool's queue is short on purpose: an offer that sits in the queue
+// after its caller finished every chunk itself still holds a job record, so
+// a long queue lets stale offers pile up and the set of live records grow
+// (one allocation at each new high-water mark) long after warm-up. A short
+// queue bounds the live records to a handful, all allocated in the first
+// steps; a full queue just means the caller runs more chunks itself.
+var thePool = workerPool{work: make(chan *job, 8)}
+
+// ensure starts workers until there are at least n. GOMAXPROCS may change at
+// run time (container limits), so this is checked on every call; the fast
+// path is one atomic load.
+func (p *workerPool) ensure(n int) {
+	if int(p.started.Load()) >= n {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Pre-allocate the job records that can be live at once (every queued
+	// offer, one per worker, a few callers), so that a rare burst of stale
+	// offers late in training does not allocate.
+	extra := n - int(p.started.Load())
+	if p.started.Load() == 0 {
+		extra += cap(p.work) + 2
+	}
+	for range extra {
+		jobs.put(&job{done: make(chan struct{}, 1)})
+	}
+	for int(p.started.Load()) < n {
+		p.started.Add(1)
 		go func() {
-			defer wg.Done()
-			body(lo, hi)
+			for j := range p.work {
+				j.help()
+			}
 		}()
 	}
-	wg.Wait()
 }

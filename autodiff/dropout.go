@@ -1,0 +1,117 @@
+package autodiff
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// dropoutBlock is the number of elements whose mask comes from one random
+// stream. The streams are independent of how the work is split, so the mask
+// depends on the seed alone, not on GOMAXPROCS or scheduling.
+const dropoutBlock = 4096
+
+// dropoutOp is the record of out = x ⊙ mask, where each mask element is 0
+// (dropped) or 1/(1−p) (kept). The mask lives in the record and is reused.
+type dropoutOp[T Float] struct {
+	x, out   *Var[T]
+	mask     []T
+	seed     uint64 // drawn from the caller's source, one per pass
+	thr      uint64 // element dropped when its 32-bit uniform < thr
+	keep     T      // 1/(1−p)
+	fwd, bwd func(lo, hi int)
+}
+
+// forwardBlocks draws the mask of blocks [lo, hi) and applies it. Block b
+// uses PCG stream (seed, b); each 64-bit draw decides two elements.
+func (p *dropoutOp[T]) forwardBlocks(lo, hi int) {
+	n := len(p.mask)
+	x, y := p.x.Value.Data[:n], p.out.Value.Data[:n]
+	var src rand.PCG // a value: seeding it per block allocates nothing
+	for b := lo; b < hi; b++ {
+		src.Seed(p.seed, uint64(b))
+		end := min((b+1)*dropoutBlock, n)
+		for i := b * dropoutBlock; i < end; i += 2 {
+			r := src.Uint64()
+			p.mask[i] = dropoutKeep(r&0xffffffff, p.thr, p.keep)
+			if i+1 < end {
+				p.mask[i+1] = dropoutKeep(r>>32, p.thr, p.keep)
+			}
+		}
+		for i := b * dropoutBlock; i < end; i++ {
+			y[i] = x[i] * p.mask[i]
+		}
+	}
+}
+
+func (p *dropoutOp[T]) backwardRange(lo, hi int) {
+	gx, g, m := p.x.Grad.Data[lo:hi], p.out.Grad.Data[lo:hi], p.mask[lo:hi]
+	g, m = g[:len(gx)], m[:len(gx)]
+	for i, v := range g {
+		gx[i] += v * m[i]
+	}
+}
+
+// Backward implements Op: the same mask scales the gradient.
+func (p *dropoutOp[T]) Backward(out *Var[T]) {
+	if p.x.requiresGrad {
+		tensor.ParallelFor(len(p.mask), 1, p.bwd)
+	}
+}
+
+// Dropout is inverted dropout on a dense activation: in training each
+// element is zeroed with probability p and the survivors are scaled by
+// 1/(1−p), so the expected value is unchanged and evaluation needs no
+// rescaling (torch.nn.functional.dropout). With training false or p = 0 it
+// returns x itself and records nothing; p = 1 gives zeros. An evaluation pass
+// should therefore run on its own Tape (or with NoGrad on a separate one) so
+// that the training tape's op positions, and thus its recycled buffers, stay
+// the same from step to step.
+//
+// The randomness comes from rng alone (one draw per call seeds independent
+// PCG streams for blocks of elements, so the mask can be drawn in parallel),
+// hence a run is reproducible from its seed whatever the core count; rng
+// must not be shared with concurrently running goroutines. A kept element
+// is decided by 32 random bits, a resolution of 2⁻³² on p.
+// It panics unless 0 ≤ p ≤ 1, or if rng is nil in training with p > 0.
+func Dropout[T Float](t *Tape[T], x *Var[T], p float64, rng *rand.Rand, training bool) *Var[T] {
+	if !(p >= 0 && p <= 1) {
+		panic(fmt.Sprintf("autodiff: Dropout probability %g outside [0, 1]", p))
+	}
+	if !training || p == 0 {
+		return x
+	}
+	if rng == nil {
+		panic("autodiff: Dropout in training needs a random source")
+	}
+	out := t.Node(x.Value.Rows, x.Value.Cols, Any(x))
+	op := OpOf[dropoutOp[T]](out)
+	if op.fwd == nil {
+		op.fwd, op.bwd = op.forwardBlocks, op.backwardRange
+	}
+	op.x, op.out = x, out
+	n := len(x.Value.Data)
+	if cap(op.mask) < n {
+		op.mask = make([]T, n)
+	}
+	op.mask = op.mask[:n]
+	if p == 1 {
+		clear(op.mask)
+		clear(out.Value.Data)
+		return out
+	}
+	op.seed = rng.Uint64()
+	op.thr = uint64(math.Round(p * (1 << 32)))
+	op.keep = T(1 / (1 - p))
+	blocks := (n + dropoutBlock - 1) / dropoutBlock
+	tensor.ParallelFor(blocks, 2*dropoutBlock, op.fwd)
+	return out
+}
+
+// dropoutKeep maps one 32-bit uniform draw to a mask value, without a
+// branch: the outcome is random, so a branch would mispredict half the time.
+func dropoutKeep[T Float](u, thr uint64, keep T) T {
+	return keep * T(unaryIndicator(u >= thr))
+}

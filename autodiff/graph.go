@@ -1,0 +1,202 @@
+package autodiff
+
+import (
+	"fmt"
+
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// graphAggOp is the record of out = A·h for a constant graph operator A.
+type graphAggOp[T Float] struct {
+	adj *tensor.Adjacency[T]
+	h   *Var[T]
+}
+
+// Backward implements Op: ∂h += Aᵀ·∂out, a row-parallel SpMM over the
+// transpose that the Adjacency keeps, so the scatter to sources needs no
+// atomics.
+func (p *graphAggOp[T]) Backward(out *Var[T]) {
+	if p.h.requiresGrad {
+		tensor.SpMM(&p.h.Grad, p.adj.AT, &out.Grad, true)
+	}
+}
+
+// GraphAggregate records out = A·h where A = adj.A is a constant weighted
+// graph operator stored as CSR by target (for GCN, the normalised adjacency
+// D^−½(A+I)D^−½): out[v] = Σ_{u→v} A[v][u]·h[u]. Build adj once per graph
+// with tensor.NewAdjacency. It panics if A's column count differs from h's
+// row count.
+func GraphAggregate[T Float](t *Tape[T], adj *tensor.Adjacency[T], h *Var[T]) *Var[T] {
+	a := adj.A
+	if a.Cols != h.Value.Rows {
+		panic(fmt.Sprintf("autodiff: GraphAggregate of a %d×%d operator with %d×%d features", a.Rows, a.Cols, h.Value.Rows, h.Value.Cols))
+	}
+	out := t.Node(a.Rows, h.Value.Cols, Any(h))
+	tensor.SpMM(&out.Value, a, &h.Value, false)
+	if out.requiresGrad {
+		p := OpOf[graphAggOp[T]](out)
+		p.adj, p.h = adj, h
+	}
+	return out
+}
+
+// gatherRowsOp is the record of out[i] = h[idx[i]].
+type gatherRowsOp[T Float] struct {
+	h   *Var[T]
+	idx []int32
+}
+
+// Backward implements Op: ∂h[idx[i]] += ∂out[i], summing over repeated
+// indices.
+func (p *gatherRowsOp[T]) Backward(out *Var[T]) {
+	if p.h.requiresGrad {
+		tensor.IndexAddRows(&p.h.Grad, &out.Grad, p.idx, true)
+	}
+}
+
+// GatherRows records out[i] = h[idx[i]] (len(idx) rows; indices may repeat,
+// e.g. the source node of every arc). idx must not change until Backward has
+// run. It panics if an index is outside h's rows.
+func GatherRows[T Float](t *Tape[T], h *Var[T], idx []int32) *Var[T] {
+	n := h.Value.Rows
+	for i, j := range idx {
+		if j < 0 || int(j) >= n {
+			panic(fmt.Sprintf("autodiff: GatherRows index %d is %d, outside [0, %d)", i, j, n))
+		}
+	}
+	out := t.Node(len(idx), h.Value.Cols, Any(h))
+	tensor.GatherRows(&out.Value, &h.Value, idx, false)
+	if out.requiresGrad {
+		p := OpOf[gatherRowsOp[T]](out)
+		p.h, p.idx = h, idx
+	}
+	return out
+}
+
+// scatterAddRowsOp is the record of out[s] = Σ of the rows of segment s of h.
+type scatterAddRowsOp[T Float] struct {
+	h      *Var[T]
+	segPtr []int32
+}
+
+// Backward implements Op: every row of segment s receives ∂out[s].
+func (p *scatterAddRowsOp[T]) Backward(out *Var[T]) {
+	if p.h.requiresGrad {
+		tensor.BroadcastSegmentRows(&p.h.Grad, &out.Grad, p.segPtr, true)
+	}
+}
+
+// ScatterAddRows records out[s] = Σ_{r in [segPtr[s], segPtr[s+1])} h[r]:
+// the rows of h are grouped into consecutive segments (for instance the arcs
+// of a CSR-by-target graph, grouped by target) and each segment is summed;
+// an empty segment gives a zero row. out has len(segPtr)−1 rows. segPtr must
+// run from 0 to h's row count and not change until Backward has run.
+func ScatterAddRows[T Float](t *Tape[T], h *Var[T], segPtr []int32) *Var[T] {
+	mgCheckSegPtr("ScatterAddRows", segPtr, h.Value.Rows)
+	out := t.Node(len(segPtr)-1, h.Value.Cols, Any(h))
+	tensor.ScatterAddRows(&out.Value, &h.Value, segPtr, false)
+	if out.requiresGrad {
+		p := OpOf[scatterAddRowsOp[T]](out)
+		p.h, p.segPtr = h, segPtr
+	}
+	return out
+}
+
+// segSoftmaxOp is the record of a softmax within segments.
+type segSoftmaxOp[T Float] struct {
+	scores *Var[T]
+	segPtr []int32
+}
+
+// Backward implements Op: ∂s_e += y_e·(∂y_e − Σ_{e' in seg} y_e'·∂y_e').
+func (p *segSoftmaxOp[T]) Backward(out *Var[T]) {
+	if p.scores.requiresGrad {
+		tensor.SegmentSoftmaxBackward(p.scores.Grad.Data, out.Value.Data, out.Grad.Data, p.segPtr, true)
+	}
+}
+
+// SegmentSoftmax records the softmax of a column vector of scores (E×1, one
+// per arc of a CSR-by-target graph) within each segment
+// [segPtr[s], segPtr[s+1]) — the attention coefficients over the in-arcs of
+// each node. Empty segments are allowed. segPtr must run from 0 to E and not
+// change until Backward has run.
+func SegmentSoftmax[T Float](t *Tape[T], scores *Var[T], segPtr []int32) *Var[T] {
+	if scores.Value.Cols != 1 {
+		panic(fmt.Sprintf("autodiff: SegmentSoftmax needs an E×1 column of scores, got %d×%d", scores.Value.Rows, scores.Value.Cols))
+	}
+	mgCheckSegPtr("SegmentSoftmax", segPtr, scores.Value.Rows)
+	out := t.Node(scores.Value.Rows, 1, Any(scores))
+	tensor.SegmentSoftmax(out.Value.Data, scores.Value.Data, segPtr)
+	if out.requiresGrad {
+		p := OpOf[segSoftmaxOp[T]](out)
+		p.scores, p.segPtr = scores, segPtr
+	}
+	return out
+}
+
+// mgCheckSegPtr panics unless segPtr is a non-decreasing pointer from 0 to
+// items: a malformed pointer is a programming error in the caller (loaders
+// validate graphs), and catching it here names the op.
+func mgCheckSegPtr(op string, segPtr []int32, items int) {
+	if len(segPtr) == 0 || segPtr[0] != 0 || int(segPtr[len(segPtr)-1]) != items {
+		panic(fmt.Sprintf("autodiff: %s: segment pointer (length %d) must run from 0 to %d", op, len(segPtr), items))
+	}
+	for s := 1; s < len(segPtr); s++ {
+		if segPtr[s] < segPtr[s-1] {
+			panic(fmt.Sprintf("autodiff: %s: segment pointer decreases at %d", op, s))
+		}
+	}
+}
+
+// edgeAggOp is the record of out[v] = Σ_e w_e·h[src_e] with learned edge
+// weights.
+type edgeAggOp[T Float] struct {
+	adj  *tensor.Adjacency[T]
+	w, h *Var[T]
+	wT   []T // w in Aᵀ's storage order; grown once, reused every pass
+}
+
+// Backward implements Op: ∂w_e += ⟨∂out[v], h[src_e]⟩ for each arc
+// e = src_e→v, and ∂h += Aᵀ(w)·∂out, row-parallel over the transpose.
+func (p *edgeAggOp[T]) Backward(out *Var[T]) {
+	a := p.adj.A
+	if p.w.requiresGrad {
+		// EdgeDot overwrites, so it cannot write into w.Grad directly.
+		if cap(p.wT) < a.NNZ() {
+			p.wT = make([]T, a.NNZ())
+		}
+		p.wT = p.wT[:a.NNZ()]
+		tensor.EdgeDot(p.wT, a.Indptr, a.Indices, &out.Grad, &p.h.Value)
+		tensor.Axpy(1, p.wT, p.w.Grad.Data)
+	}
+	if p.h.requiresGrad {
+		if cap(p.wT) < a.NNZ() {
+			p.wT = make([]T, a.NNZ())
+		}
+		p.wT = p.wT[:a.NNZ()]
+		p.adj.TransposeEdgeValues(p.wT, p.w.Value.Data)
+		at := p.adj.AT
+		tensor.Aggregate(&p.h.Grad, at.Indptr, at.Indices, p.wT, &out.Grad, true)
+	}
+}
+
+// EdgeAggregate records out[v] = Σ_{e = u→v} w_e·h[u] over the arcs of
+// adj.A (CSR by target; its stored values are ignored), with per-arc weights
+// w, an E×1 Var in A's storage order — for instance attention coefficients
+// from SegmentSoftmax(scores, adj.A.Indptr). It is GraphAggregate with
+// learned weights, fused so that no E×C intermediate is formed. It panics on
+// shape mismatches.
+func EdgeAggregate[T Float](t *Tape[T], adj *tensor.Adjacency[T], w, h *Var[T]) *Var[T] {
+	a := adj.A
+	if w.Value.Cols != 1 || w.Value.Rows != a.NNZ() || a.Cols != h.Value.Rows {
+		panic(fmt.Sprintf("autodiff: EdgeAggregate over %d arcs (%d×%d operator) with weights %d×%d and features %d×%d",
+			a.NNZ(), a.Rows, a.Cols, w.Value.Rows, w.Value.Cols, h.Value.Rows, h.Value.Cols))
+	}
+	out := t.Node(a.Rows, h.Value.Cols, Any(w, h))
+	tensor.Aggregate(&out.Value, a.Indptr, a.Indices, w.Value.Data, &h.Value, false)
+	if out.requiresGrad {
+		p := OpOf[edgeAggOp[T]](out)
+		p.adj, p.w, p.h = adj, w, h
+	}
+	return out
+}

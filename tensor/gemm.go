@@ -1,0 +1,205 @@
+package tensor
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Gemm tiles. gonum's native Sgemm/Dgemm spawn goroutines (and allocate)
+// once a product has 4 or more 64×64 blocks of C, so Gemm cuts C into tiles
+// of at most 3 such blocks and runs the tiles on ParallelRange: each gonum
+// call stays serial and allocation-free, and the parallelism is ours.
+const (
+	// gemmTransposeMaxElems and gemmTransposeMinRows bound when Gemm
+	// copies a transposed b (see Gemm): small b, many rows of a.
+	gemmTransposeMaxElems = 1 << 16
+	gemmTransposeMinRows  = 32
+
+	gemmBlock     = 64
+	gemmTileBlock = 3 // blocks per tile, < gonum's minParBlock (4)
+)
+
+// Gemm computes dst = alpha·op(a)·op(b) + beta·dst, where op(x) is x or xᵀ
+// as transA/transB say. op(a) is M×K, op(b) K×N and dst must already be M×N;
+// dst must not alias a or b. With beta = 0 dst is overwritten (NaNs in it are
+// ignored). float32 and float64 use gonum's blas32/blas64 (pure Go with
+// assembly kernels; an `openblas` build tag routing these calls to gonum's
+// netlib bindings is left for later).
+func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
+	m, ka := a.Rows, a.Cols
+	if transA {
+		m, ka = ka, m
+	}
+	kb, n := b.Rows, b.Cols
+	if transB {
+		kb, n = n, kb
+	}
+	if ka != kb || dst.Rows != m || dst.Cols != n {
+		panic(fmt.Sprintf("tensor: Gemm shape mismatch: op(a) %d×%d, op(b) %d×%d, dst %d×%d", m, ka, kb, n, dst.Rows, dst.Cols))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if ka == 0 || alpha == 0 {
+		scaleInPlace(dst.Data, beta)
+		return
+	}
+	// Tile shape: up to 3 blocks of 64 along N, then as many rows as keep
+	// the tile at 3 blocks in all.
+	nb := min((n+gemmBlock-1)/gemmBlock, gemmTileBlock)
+	tn := nb * gemmBlock
+	tm := (gemmTileBlock / nb) * gemmBlock
+	mt, nt := (m+tm-1)/tm, (n+tn-1)/tn
+	if transA && !transB && n < gemmTransposeMinRows && m >= 2*n && m*n <= gemmTransposeMaxElems {
+		// aᵀ·b with few columns (the weight gradient Xᵀ∂Y of a narrow
+		// Linear layer) runs as length-N axpys; computing the transposed
+		// product bᵀ·a, whose rows have length M, and transposing it back
+		// is about twice as fast.
+		ct := getScratch[T](n, m)
+		Gemm(ct, b, a, true, false, alpha, 0)
+		for i := 0; i < m; i++ {
+			row := dst.Data[i*n : (i+1)*n]
+			for j := range row {
+				if beta == 0 {
+					row[j] = ct.Data[j*m+i]
+				} else {
+					row[j] = beta*row[j] + ct.Data[j*m+i]
+				}
+			}
+		}
+		putScratch(ct)
+		return
+	}
+	k := kernel[T]{kind: kGemmTiles}
+	k.dst, k.a, k.b = dst, a, b
+	// gonum runs a·b as length-N axpys (one per element of a) and a·bᵀ as
+	// length-K dots (one per element of dst); for skinny products the call
+	// overhead dominates, so when b is small, transpose it into scratch to
+	// get whichever form has the longer inner vector: the backward pass of
+	// a narrow Linear layer (∂X = ∂Y·Wᵀ) and its forward pass (X·W with few
+	// outputs) both gain 2-4×.
+	if wantT := n < ka; wantT != transB && m >= gemmTransposeMinRows && n*ka <= gemmTransposeMaxElems {
+		bt := getScratch[T](b.Cols, b.Rows)
+		defer putScratch(bt)
+		for i := 0; i < b.Rows; i++ {
+			for j, v := range b.Data[i*b.Cols : (i+1)*b.Cols] {
+				bt.Data[j*b.Rows+i] = v
+			}
+		}
+		k.b, transB = bt, wantT
+	}
+	k.transA, k.transB = transA, transB
+	k.alpha, k.beta = alpha, beta
+	k.height, k.width = tm, tn
+	k.launch(mt*nt, min(tm, m)*min(tn, n)*ka)
+}
+
+// MatMul computes dst = a·b (dst must be a.Rows×b.Cols).
+func MatMul[T Float](dst, a, b *Dense[T]) { Gemm(dst, a, b, false, false, 1, 0) }
+
+func scaleInPlace[T Float](x []T, s T) {
+	if s == 0 {
+		clear(x)
+		return
+	}
+	if s == 1 {
+		return
+	}
+	for i := range x {
+		x[i] *= s
+	}
+}
+
+// gemmTiles runs tiles [lo, hi) of a Gemm; tiles are numbered row-major
+// over the tile grid. Uses dst, a, b, transA, transB, alpha, beta, height, width.
+func gemmTiles[T Float](k *kernel[T], lo, hi int) {
+	tm, tn := k.height, k.width
+	m, n := k.dst.Rows, k.dst.Cols
+	nt := (n + tn - 1) / tn
+	for t := lo; t < hi; t++ {
+		r0, c0 := (t/nt)*tm, (t%nt)*tn
+		r1, c1 := min(r0+tm, m), min(c0+tn, n)
+		gemmTile(k, r0, r1, c0, c1)
+	}
+}
+
+// gemmTile computes the block dst[r0:r1, c0:c1] by one serial gonum call on
+// strided views: rows of a row-major matrix are offsets by a multiple of the
+// stride, columns are plain offsets.
+func gemmTile[T Float](k *kernel[T], r0, r1, c0, c1 int) {
+	a, b, c := k.a, k.b, k.dst
+	var aOff, aR, aC, bOff, bR, bC int
+	if k.transA { // a is K×M: take columns r0:r1
+		aOff, aR, aC = r0, a.Rows, r1-r0
+	} else {
+		aOff, aR, aC = r0*a.Cols, r1-r0, a.Cols
+	}
+	if k.transB { // b is N×K: take rows c0:c1
+		bOff, bR, bC = c0*b.Cols, c1-c0, b.Cols
+	} else {
+		bOff, bR, bC = c0, b.Rows, c1-c0
+	}
+	cOff := r0*c.Cols + c0
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if k.transA {
+		tA = blas.Trans
+	}
+	if k.transB {
+		tB = blas.Trans
+	}
+	switch cd := any(c.Data).(type) {
+	case []float32:
+		ad, bd := any(a.Data).([]float32), any(b.Data).([]float32)
+		blas32.Gemm(tA, tB, float32(k.alpha),
+			blas32.General{Rows: aR, Cols: aC, Stride: a.Cols, Data: ad[aOff:]},
+			blas32.General{Rows: bR, Cols: bC, Stride: b.Cols, Data: bd[bOff:]},
+			float32(k.beta),
+			blas32.General{Rows: r1 - r0, Cols: c1 - c0, Stride: c.Cols, Data: cd[cOff:]})
+	case []float64:
+		ad, bd := any(a.Data).([]float64), any(b.Data).([]float64)
+		blas64.Gemm(tA, tB, float64(k.alpha),
+			blas64.General{Rows: aR, Cols: aC, Stride: a.Cols, Data: ad[aOff:]},
+			blas64.General{Rows: bR, Cols: bC, Stride: b.Cols, Data: bd[bOff:]},
+			float64(k.beta),
+			blas64.General{Rows: r1 - r0, Cols: c1 - c0, Stride: c.Cols, Data: cd[cOff:]})
+	default:
+		gemmTileGo(k, r0, r1, c0, c1)
+	}
+}
+
+// gemmTileGo is the fallback for element types that are not float32 or
+// float64 themselves (named types with those underlying types).
+func gemmTileGo[T Float](k *kernel[T], r0, r1, c0, c1 int) {
+	a, b, c := k.a, k.b, k.dst
+	kk := a.Cols
+	if k.transA {
+		kk = a.Rows
+	}
+	for i := r0; i < r1; i++ {
+		for j := c0; j < c1; j++ {
+			var s T
+			for p := 0; p < kk; p++ {
+				var av, bv T
+				if k.transA {
+					av = a.Data[p*a.Cols+i]
+				} else {
+					av = a.Data[i*a.Cols+p]
+				}
+				if k.transB {
+					bv = b.Data[j*b.Cols+p]
+				} else {
+					bv = b.Data[p*b.Cols+j]
+				}
+				s += av * bv
+			}
+			if k.beta == 0 {
+				c.Data[i*c.Cols+j] = k.alpha * s
+			} else {
+				c.Data[i*c.Cols+j] = k.alpha*s + k.beta*c.Data[i*c.Cols+j]
+			}
+		}
+	}
+}

@@ -1,0 +1,673 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+)
+
+func randDense[T Float](rng *rand.Rand, r, c int) *Dense[T] {
+	m := NewDense[T](r, c)
+	for i := range m.Data {
+		m.Data[i] = T(rng.Float64()*2 - 1)
+	}
+	return m
+}
+
+func randCSR[T Float](rng *rand.Rand, r, c int, density float64) *CSR[T] {
+	m := &CSR[T]{Rows: r, Cols: c, Indptr: make([]int32, r+1)}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if rng.Float64() < density {
+				m.Indices = append(m.Indices, int32(j))
+				m.Data = append(m.Data, T(rng.Float64()*2-1))
+			}
+		}
+		m.Indptr[i+1] = int32(len(m.Indices))
+	}
+	return m
+}
+
+// randSegPtr returns a segment pointer over nseg segments with lengths in
+// [0, maxLen]; about a third of the segments are empty.
+func randSegPtr(rng *rand.Rand, nseg, maxLen int) []int32 {
+	p := make([]int32, nseg+1)
+	for s := 0; s < nseg; s++ {
+		l := 0
+		if rng.IntN(3) != 0 {
+			l = rng.IntN(maxLen + 1)
+		}
+		p[s+1] = p[s] + int32(l)
+	}
+	return p
+}
+
+func randSlice[T Float](rng *rand.Rand, n int) []T {
+	x := make([]T, n)
+	for i := range x {
+		x[i] = T(rng.Float64()*4 - 2)
+	}
+	return x
+}
+
+func tol[T Float]() float64 {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return 2e-4
+	}
+	return 1e-11
+}
+
+func closeSlices[T Float](t *testing.T, name string, got, want []T) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: length %d, want %d", name, len(got), len(want))
+	}
+	for i := range got {
+		g, w := float64(got[i]), float64(want[i])
+		if math.Abs(g-w) > tol[T]()*(1+math.Abs(w)) || math.IsNaN(g) != math.IsNaN(w) {
+			t.Fatalf("%s: element %d = %v, want %v", name, i, g, w)
+		}
+	}
+}
+
+// shapes are the (rows, inner, cols) triples the kernels are tested on;
+// the large ones exceed the parallel grain so that several goroutines run.
+var shapes = [][3]int{{0, 3, 4}, {1, 1, 1}, {3, 0, 2}, {5, 7, 3}, {17, 9, 65}, {130, 70, 200}, {400, 33, 64},
+	{100, 64, 18}, {64, 300, 10}} // the last two take Gemm's transposing paths
+
+func TestGemm(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	testGemm[float32](t)
+	testGemm[float64](t)
+}
+
+func testGemm[T Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, s := range shapes {
+		m, k, n := s[0], s[1], s[2]
+		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+			for _, ab := range [][2]T{{1, 0}, {0.5, 1}, {-2, 0.25}, {0, 3}} {
+				name := fmt.Sprintf("%T %v trans=%v alpha,beta=%v", T(0), s, tr, ab)
+				a := randDense[T](rng, m, k)
+				if tr[0] {
+					a = randDense[T](rng, k, m)
+				}
+				b := randDense[T](rng, k, n)
+				if tr[1] {
+					b = randDense[T](rng, n, k)
+				}
+				c := randDense[T](rng, m, n)
+				want := c.Clone()
+				for i := 0; i < m; i++ {
+					for j := 0; j < n; j++ {
+						var sum float64
+						for p := 0; p < k; p++ {
+							var av, bv T
+							if tr[0] {
+								av = a.Data[p*a.Cols+i]
+							} else {
+								av = a.Data[i*a.Cols+p]
+							}
+							if tr[1] {
+								bv = b.Data[j*b.Cols+p]
+							} else {
+								bv = b.Data[p*b.Cols+j]
+							}
+							sum += float64(av) * float64(bv)
+						}
+						want.Data[i*n+j] = T(float64(ab[0])*sum + float64(ab[1])*float64(c.Data[i*n+j]))
+					}
+				}
+				Gemm(c, a, b, tr[0], tr[1], ab[0], ab[1])
+				closeSlices(t, name, c.Data, want.Data)
+			}
+		}
+	}
+}
+
+func TestGemmShapePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Gemm accepted mismatched shapes")
+		}
+	}()
+	MatMul(NewDense[float32](2, 2), NewDense[float32](2, 3), NewDense[float32](2, 2))
+}
+
+func refAggregate[T Float](ptr, src []int32, w []T, h *Dense[T], init *Dense[T], acc bool) []T {
+	out := make([]T, (len(ptr)-1)*h.Cols)
+	if acc {
+		copy(out, init.Data)
+	}
+	for v := 0; v+1 < len(ptr); v++ {
+		for e := ptr[v]; e < ptr[v+1]; e++ {
+			wt := T(1)
+			if w != nil {
+				wt = w[e]
+			}
+			for j := 0; j < h.Cols; j++ {
+				out[v*h.Cols+j] += wt * h.Data[int(src[e])*h.Cols+j]
+			}
+		}
+	}
+	return out
+}
+
+func TestSparseKernels(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	testSparse[float32](t)
+	testSparse[float64](t)
+}
+
+func testSparse[T Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, s := range shapes {
+		r, c, n := s[0], s[1], s[2]
+		for _, density := range []float64{0, 0.05, 0.5} {
+			for _, acc := range []bool{false, true} {
+				name := fmt.Sprintf("%T %v density=%v acc=%v", T(0), s, density, acc)
+				a := randCSR[T](rng, r, c, density)
+				if err := a.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				b := randDense[T](rng, c, n)
+				dst := randDense[T](rng, r, n)
+				want := refAggregate(a.Indptr, a.Indices, a.Data, b, dst, acc)
+				SpMM(dst, a, b, acc)
+				closeSlices(t, "SpMM "+name, dst.Data, want)
+
+				// Aggregate with separate and with unit weights.
+				dst = randDense[T](rng, r, n)
+				w := randSlice[T](rng, a.NNZ())
+				want = refAggregate(a.Indptr, a.Indices, w, b, dst, acc)
+				Aggregate(dst, a.Indptr, a.Indices, w, b, acc)
+				closeSlices(t, "Aggregate "+name, dst.Data, want)
+				dst = randDense[T](rng, r, n)
+				want = refAggregate(a.Indptr, a.Indices, nil, b, dst, acc)
+				Aggregate(dst, a.Indptr, a.Indices, nil, b, acc)
+				closeSlices(t, "Aggregate unit "+name, dst.Data, want)
+
+				// SpMMT against the dense transpose product.
+				bt := randDense[T](rng, r, n)
+				dt := randDense[T](rng, c, n)
+				wantT := dt.Clone()
+				ad := a.ToDense()
+				for j := 0; j < c; j++ {
+					for q := 0; q < n; q++ {
+						var sum T
+						if acc {
+							sum = wantT.Data[j*n+q]
+						}
+						for i := 0; i < r; i++ {
+							sum += ad.Data[i*c+j] * bt.Data[i*n+q]
+						}
+						wantT.Data[j*n+q] = sum
+					}
+				}
+				SpMMT(dt, a, bt, acc)
+				closeSlices(t, "SpMMT "+name, dt.Data, wantT.Data)
+
+				// Transpose, and SpMM with the transpose gives the same.
+				at, perm := a.Transpose()
+				if err := at.Validate(); err != nil {
+					t.Fatalf("Transpose %s: %v", name, err)
+				}
+				closeSlices(t, "Transpose "+name, at.ToDense().Data, transposeDense(ad).Data)
+				for i := range a.Data {
+					a.Data[i] *= 2
+				}
+				TransposeValues(at, a, perm)
+				closeSlices(t, "TransposeValues "+name, at.ToDense().Data, transposeDense(a.ToDense()).Data)
+				adj := NewAdjacency(a)
+				a.Data = append(a.Data[:0:0], a.Data...)
+				for i := range a.Data {
+					a.Data[i] = -a.Data[i]
+				}
+				adj.SyncValues()
+				closeSlices(t, "Adjacency "+name, adj.AT.ToDense().Data, transposeDense(a.ToDense()).Data)
+			}
+		}
+	}
+}
+
+func transposeDense[T Float](m *Dense[T]) *Dense[T] {
+	t := NewDense[T](m.Cols, m.Rows)
+	for i := 0; i < m.Rows; i++ {
+		for j := 0; j < m.Cols; j++ {
+			t.Data[j*m.Rows+i] = m.Data[i*m.Cols+j]
+		}
+	}
+	return t
+}
+
+func TestDropoutCSR(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	src := randCSR[float32](rng, 200, 300, 0.1)
+	for i := range src.Data {
+		src.Data[i] = 1 + float32(i%7) // non-zero values
+	}
+	var dst CSR[float32]
+	for _, p := range []float64{0, 0.3, 0.5, 0.9, 1} {
+		DropoutCSR(&dst, src, p, rand.New(rand.NewPCG(7, 7)))
+		if &dst.Indices[0] != &src.Indices[0] || dst.Rows != src.Rows || dst.Cols != src.Cols {
+			t.Fatalf("p=%v: dst does not share src's structure", p)
+		}
+		kept := 0
+		for i, v := range dst.Data {
+			switch {
+			case v == 0:
+			case math.Abs(float64(v)-float64(src.Data[i])/(1-p)) < 1e-5*float64(v):
+				kept++
+			default:
+				t.Fatalf("p=%v: value %d = %v, neither 0 nor %v/(1−p)", p, i, v, src.Data[i])
+			}
+		}
+		frac := float64(kept) / float64(len(src.Data))
+		if math.Abs(frac-(1-p)) > 0.03 {
+			t.Errorf("p=%v: kept fraction %.3f, want about %.3f", p, frac, 1-p)
+		}
+		// Same seed, same mask.
+		again := CSR[float32]{}
+		DropoutCSR(&again, src, p, rand.New(rand.NewPCG(7, 7)))
+		closeSlices(t, "DropoutCSR reproducible", again.Data, dst.Data)
+	}
+}
+
+func TestRowKernels(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	testRows[float32](t)
+	testRows[float64](t)
+}
+
+func testRows[T Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, s := range shapes {
+		rows, cols, nidx := s[0]+1, s[2], s[1]*5
+		for _, acc := range []bool{false, true} {
+			name := fmt.Sprintf("%T %v acc=%v", T(0), s, acc)
+			src := randDense[T](rng, rows, cols)
+			idx := make([]int32, nidx)
+			for i := range idx {
+				idx[i] = int32(rng.IntN(min(rows, 3))) // many duplicates
+			}
+			// GatherRows.
+			g := randDense[T](rng, nidx, cols)
+			want := g.Clone()
+			for i, j := range idx {
+				for c := 0; c < cols; c++ {
+					if acc {
+						want.Data[i*cols+c] += src.Data[int(j)*cols+c]
+					} else {
+						want.Data[i*cols+c] = src.Data[int(j)*cols+c]
+					}
+				}
+			}
+			GatherRows(g, src, idx, acc)
+			closeSlices(t, "GatherRows "+name, g.Data, want.Data)
+
+			// IndexAddRows.
+			up := randDense[T](rng, nidx, cols)
+			d := randDense[T](rng, rows, cols)
+			want = d.Clone()
+			if !acc {
+				want.Zero()
+			}
+			for i, j := range idx {
+				for c := 0; c < cols; c++ {
+					want.Data[int(j)*cols+c] += up.Data[i*cols+c]
+				}
+			}
+			IndexAddRows(d, up, idx, acc)
+			closeSlices(t, "IndexAddRows "+name, d.Data, want.Data)
+
+			// ScatterAddRows and BroadcastSegmentRows over random segments.
+			nseg := rows
+			seg := randSegPtr(rng, nseg, 4)
+			items := randDense[T](rng, int(seg[nseg]), cols)
+			sums := randDense[T](rng, nseg, cols)
+			want = sums.Clone()
+			for sgm := 0; sgm < nseg; sgm++ {
+				for c := 0; c < cols; c++ {
+					var x T
+					if acc {
+						x = want.Data[sgm*cols+c]
+					}
+					for r := seg[sgm]; r < seg[sgm+1]; r++ {
+						x += items.Data[int(r)*cols+c]
+					}
+					want.Data[sgm*cols+c] = x
+				}
+			}
+			ScatterAddRows(sums, items, seg, acc)
+			closeSlices(t, "ScatterAddRows "+name, sums.Data, want.Data)
+
+			bc := randDense[T](rng, int(seg[nseg]), cols)
+			want = bc.Clone()
+			for sgm := 0; sgm < nseg; sgm++ {
+				for r := seg[sgm]; r < seg[sgm+1]; r++ {
+					for c := 0; c < cols; c++ {
+						if acc {
+							want.Data[int(r)*cols+c] += sums.Data[sgm*cols+c]
+						} else {
+							want.Data[int(r)*cols+c] = sums.Data[sgm*cols+c]
+						}
+					}
+				}
+			}
+			BroadcastSegmentRows(bc, sums, seg, acc)
+			closeSlices(t, "BroadcastSegmentRows "+name, bc.Data, want.Data)
+
+			// RowDot, RowNorm, SumRows, AddRowVector.
+			a, b := randDense[T](rng, rows, cols), randDense[T](rng, rows, cols)
+			dots, norms := make([]T, rows), make([]T, rows)
+			wd, wn := make([]T, rows), make([]T, rows)
+			for i := 0; i < rows; i++ {
+				var sd, sn float64
+				for c := 0; c < cols; c++ {
+					sd += float64(a.Data[i*cols+c]) * float64(b.Data[i*cols+c])
+					sn += float64(a.Data[i*cols+c]) * float64(a.Data[i*cols+c])
+				}
+				wd[i], wn[i] = T(sd), T(math.Sqrt(sn))
+			}
+			RowDot(dots, a, b)
+			RowNorm(norms, a)
+			closeSlices(t, "RowDot "+name, dots, wd)
+			closeSlices(t, "RowNorm "+name, norms, wn)
+
+			col := randSlice[T](rng, cols)
+			wcol := append([]T(nil), col...)
+			for c := range wcol {
+				if !acc {
+					wcol[c] = 0
+				}
+				for i := 0; i < rows; i++ {
+					wcol[c] += a.Data[i*cols+c]
+				}
+			}
+			SumRows(col, a, acc)
+			closeSlices(t, "SumRows "+name, col, wcol)
+			want = a.Clone()
+			for i := 0; i < rows; i++ {
+				for c := 0; c < cols; c++ {
+					want.Data[i*cols+c] += col[c]
+				}
+			}
+			AddRowVector(a, col)
+			closeSlices(t, "AddRowVector "+name, a.Data, want.Data)
+		}
+	}
+}
+
+func TestSegmentKernels(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	testSegments[float32](t)
+	testSegments[float64](t)
+}
+
+func testSegments[T Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, nseg := range []int{0, 1, 5, 300, 20000} {
+		for _, maxLen := range []int{0, 1, 6} {
+			name := fmt.Sprintf("%T nseg=%d maxLen=%d", T(0), nseg, maxLen)
+			seg := randSegPtr(rng, nseg, maxLen)
+			x := randSlice[T](rng, int(seg[nseg]))
+			if len(x) > 2 {
+				x[1] = 50 // a large score must not overflow the softmax
+			}
+			sum, mx := make([]T, nseg), make([]T, nseg)
+			arg := make([]int32, nseg)
+			wsum, wmx := make([]T, nseg), make([]T, nseg)
+			warg := make([]int32, nseg)
+			y, wy := make([]T, len(x)), make([]T, len(x))
+			for s := 0; s < nseg; s++ {
+				warg[s] = -1
+				var tot float64
+				for e := seg[s]; e < seg[s+1]; e++ {
+					tot += float64(x[e])
+					if warg[s] < 0 || x[e] > wmx[s] {
+						wmx[s], warg[s] = x[e], e
+					}
+				}
+				wsum[s] = T(tot)
+				var z float64
+				for e := seg[s]; e < seg[s+1]; e++ {
+					z += math.Exp(float64(x[e] - wmx[s]))
+				}
+				for e := seg[s]; e < seg[s+1]; e++ {
+					wy[e] = T(math.Exp(float64(x[e]-wmx[s])) / z)
+				}
+			}
+			SegmentSum(sum, x, seg)
+			SegmentMax(mx, x, seg, arg)
+			SegmentSoftmax(y, x, seg)
+			closeSlices(t, "SegmentSum "+name, sum, wsum)
+			closeSlices(t, "SegmentMax "+name, mx, wmx)
+			for s := range arg {
+				if arg[s] != warg[s] {
+					t.Fatalf("SegmentMax %s: argmax[%d] = %d, want %d", name, s, arg[s], warg[s])
+				}
+			}
+			closeSlices(t, "SegmentSoftmax "+name, y, wy)
+			SegmentMax(mx, x, seg, nil)
+
+			for _, acc := range []bool{false, true} {
+				dy := randSlice[T](rng, len(x))
+				dx := randSlice[T](rng, len(x))
+				wdx := append([]T(nil), dx...)
+				for s := 0; s < nseg; s++ {
+					var d float64
+					for e := seg[s]; e < seg[s+1]; e++ {
+						d += float64(y[e]) * float64(dy[e])
+					}
+					for e := seg[s]; e < seg[s+1]; e++ {
+						g := T(float64(y[e]) * (float64(dy[e]) - d))
+						if acc {
+							wdx[e] += g
+						} else {
+							wdx[e] = g
+						}
+					}
+				}
+				SegmentSoftmaxBackward(dx, y, dy, seg, acc)
+				closeSlices(t, fmt.Sprintf("SegmentSoftmaxBackward acc=%v %s", acc, name), dx, wdx)
+			}
+		}
+	}
+}
+
+func TestEdgeDotAndElementwise(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	testEdgeElem[float32](t)
+	testEdgeElem[float64](t)
+}
+
+func testEdgeElem[T Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, n := range []int{0, 1, 33, 5000, 100000} {
+		name := fmt.Sprintf("%T n=%d", T(0), n)
+		g := randCSR[T](rng, min(n, 300), min(n, 300), 0.05)
+		a, b := randDense[T](rng, g.Rows, 17), randDense[T](rng, g.Cols, 17)
+		ed := make([]T, g.NNZ())
+		wed := make([]T, g.NNZ())
+		for v := 0; v < g.Rows; v++ {
+			for e := g.Indptr[v]; e < g.Indptr[v+1]; e++ {
+				var s float64
+				for c := 0; c < 17; c++ {
+					s += float64(a.Data[v*17+c]) * float64(b.Data[int(g.Indices[e])*17+c])
+				}
+				wed[e] = T(s)
+			}
+		}
+		EdgeDot(ed, g.Indptr, g.Indices, a, b)
+		closeSlices(t, "EdgeDot "+name, ed, wed)
+
+		x, y := randSlice[T](rng, n), randSlice[T](rng, n)
+		w := make([]T, n)
+		for i := range w {
+			w[i] = y[i] + 0.5*x[i]
+		}
+		Axpy(0.5, x, y)
+		closeSlices(t, "Axpy "+name, y, w)
+		for i := range w {
+			w[i] = y[i] * 3
+		}
+		Scale(3, y)
+		closeSlices(t, "Scale "+name, y, w)
+		d := make([]T, n)
+		for i := range w {
+			w[i] = x[i] + y[i]
+		}
+		Add(d, x, y)
+		closeSlices(t, "Add "+name, d, w)
+		for i := range w {
+			w[i] = x[i] * y[i]
+		}
+		Mul(d, x, y)
+		closeSlices(t, "Mul "+name, d, w)
+		for i := range w {
+			w[i] = max(x[i], 0)
+		}
+		Map(d, x, relu[T])
+		closeSlices(t, "Map "+name, d, w)
+	}
+}
+
+func relu[T Float](v T) T { return max(v, 0) }
+
+// TestKernelsNoAllocs checks that every kernel, called repeatedly with the
+// same arguments at a size that runs in parallel, allocates nothing.
+func TestKernelsNoAllocs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	rng := rand.New(rand.NewPCG(8, 8))
+	x := randCSR[float32](rng, 500, 400, 0.05)
+	w := randDense[float32](rng, 400, 64)
+	y := NewDense[float32](500, 64)
+	wt := NewDense[float32](400, 64)
+	a, b, c := randDense[float32](rng, 300, 64), randDense[float32](rng, 64, 70), NewDense[float32](300, 70)
+	seg := randSegPtr(rng, 5000, 20)
+	e := randSlice[float32](rng, int(seg[5000]))
+	es, ey := make([]float32, 5000), make([]float32, len(e))
+	arg := make([]int32, 5000)
+	idx := make([]int32, 2000)
+	for i := range idx {
+		idx[i] = int32(rng.IntN(500))
+	}
+	gath := NewDense[float32](2000, 64)
+	few := NewDense[float32](20, 64)
+	idxFew := make([]int32, 2000)
+	for i := range idxFew {
+		idxFew[i] = int32(i % 20)
+	}
+	rows := NewDense[float32](len(e), 8)
+	segs := NewDense[float32](5000, 8)
+	norms := make([]float32, 500)
+	var drop CSR[float32]
+	dr := rand.New(rand.NewPCG(1, 1))
+	big := randSlice[float32](rng, 1<<17)
+	xd := x.ToDense()
+	sk, skw := NewDense[float32](300, 18), randDense[float32](rng, 64, 18)
+	cases := map[string]func(){
+		"Gemm":                   func() { Gemm(c, a, b, false, false, 1, 0) },
+		"GemmT":                  func() { Gemm(w, xd, y, true, false, 1, 1) },
+		"GemmSkinnyNN":           func() { Gemm(sk, a, skw, false, false, 1, 0) },
+		"GemmSkinnyNT":           func() { Gemm(a, sk, skw, false, true, 1, 1) },
+		"GemmSkinnyTN":           func() { Gemm(skw, a, sk, true, false, 1, 1) },
+		"SpMM":                   func() { SpMM(y, x, w, false) },
+		"SpMMT":                  func() { SpMMT(wt, x, y, true) },
+		"GatherRows":             func() { GatherRows(gath, y, idx, false) },
+		"IndexAddRows":           func() { IndexAddRows(y, gath, idx, true) },
+		"IndexAddRowsParts":      func() { IndexAddRows(few, gath, idxFew, false) },
+		"ScatterAddRows":         func() { ScatterAddRows(segs, rows, seg, false) },
+		"BroadcastSegmentRows":   func() { BroadcastSegmentRows(rows, segs, seg, true) },
+		"SegmentSum":             func() { SegmentSum(es, e, seg) },
+		"SegmentMax":             func() { SegmentMax(es, e, seg, arg) },
+		"SegmentSoftmax":         func() { SegmentSoftmax(ey, e, seg) },
+		"SegmentSoftmaxBackward": func() { SegmentSoftmaxBackward(e, ey, ey, seg, true) },
+		"RowNorm":                func() { RowNorm(norms, y) },
+		"RowDot":                 func() { RowDot(norms, y, y) },
+		"DropoutCSR":             func() { DropoutCSR(&drop, x, 0.5, dr) },
+		"Axpy":                   func() { Axpy(0.5, big, big) },
+		"Map":                    func() { Map(big, big, relu[float32]) },
+		"SumRows":                func() { SumRows(norms[:64], y, true) },
+	}
+	for name, f := range cases {
+		f()
+		if n := testing.AllocsPerRun(20, f); n != 0 {
+			t.Errorf("%s allocates %v times per call", name, n)
+		}
+	}
+}
+
+func TestExpFloat32(t *testing.T) {
+	worst := 0.0
+	for x := -110.0; x <= 0; x += 0.00731 {
+		got, want := expFloat32(x), math.Exp(x)
+		if want < 1e-45 {
+			if got > 1e-44 {
+				t.Fatalf("expFloat32(%v) = %v, want about 0", x, got)
+			}
+			continue
+		}
+		worst = math.Max(worst, math.Abs(got-want)/want)
+	}
+	if worst > 1e-8 {
+		t.Errorf("expFloat32 relative error %.3g > 1e-8", worst)
+	}
+	if got := expFloat32(0); got != 1 {
+		t.Errorf("expFloat32(0) = %v", got)
+	}
+	if got := expFloat32(math.Inf(-1)); got != 0 {
+		t.Errorf("expFloat32(-Inf) = %v", got)
+	}
+	if got := expFloat32(math.NaN()); !math.IsNaN(got) {
+		t.Errorf("expFloat32(NaN) = %v", got)
+	}
+}
+
+// TestIndexAddRowsPartitioned covers the private-copy path of IndexAddRows:
+// many indices into few rows.
+func TestIndexAddRowsPartitioned(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	testIndexAddPart[float32](t)
+	testIndexAddPart[float64](t)
+}
+
+func testIndexAddPart[T Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, s := range [][3]int{{50, 5000, 24}, {7, 20000, 3}, {300, 40000, 16}} {
+		for _, acc := range []bool{false, true} {
+			rows, n, cols := s[0], s[1], s[2]
+			src := randDense[T](rng, n, cols)
+			idx := make([]int32, n)
+			for i := range idx {
+				idx[i] = int32(rng.IntN(rows))
+			}
+			dst := randDense[T](rng, rows, cols)
+			want := make([]float64, rows*cols)
+			if acc {
+				for i, v := range dst.Data {
+					want[i] = float64(v)
+				}
+			}
+			for i, j := range idx {
+				for c := 0; c < cols; c++ {
+					want[int(j)*cols+c] += float64(src.Data[i*cols+c])
+				}
+			}
+			IndexAddRows(dst, src, idx, acc)
+			wantT := make([]T, len(want))
+			for i, v := range want {
+				wantT[i] = T(v)
+			}
+			// Sums of thousands of terms: compare with a looser float32 bound.
+			for i := range wantT {
+				if d := math.Abs(float64(dst.Data[i]) - want[i]); d > 10*tol[T]()*(1+math.Abs(want[i])) {
+					t.Fatalf("%T %v acc=%v: element %d = %v, want %v", T(0), s, acc, i, dst.Data[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,420 @@
+package tensor
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// smallRow is the row length below which the kernels use a Go loop rather
+// than gonum's assembly axpy, whose call overhead dominates short rows.
+const smallRow = 8
+
+// SpMM computes dst = a·b (or dst += a·b with accumulate), a sparse
+// (a.Rows×a.Cols) times dense (a.Cols×N). dst must be a.Rows×N and must not
+// alias b. Rows run in parallel; no atomics are needed because each row of
+// dst is written by one goroutine.
+func SpMM[T Float](dst *Dense[T], a *CSR[T], b *Dense[T], accumulate bool) {
+	if a.Cols != b.Rows || dst.Rows != a.Rows || dst.Cols != b.Cols {
+		panic(fmt.Sprintf("tensor: SpMM shape mismatch: a %d×%d, b %d×%d, dst %d×%d", a.Rows, a.Cols, b.Rows, b.Cols, dst.Rows, dst.Cols))
+	}
+	aggregate(dst, a.Indptr, a.Indices, a.Data, b, accumulate)
+}
+
+// Aggregate is SpMM on a graph stored as CSR by target: for every target v,
+// dst[v] = Σ_{e in ptr[v]:ptr[v+1]} w[e]·h[src[e]] (dst[v] += … with
+// accumulate). w may be nil for unit weights. It lets edge weights that are
+// computed per step (attention, dropout) drive a fixed graph structure.
+// dst must be (len(ptr)−1)×h.Cols and must not alias h.
+func Aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], accumulate bool) {
+	if len(ptr) == 0 || dst.Rows != len(ptr)-1 || dst.Cols != h.Cols || (w != nil && len(w) != len(src)) {
+		panic(fmt.Sprintf("tensor: Aggregate shape mismatch: %d targets, %d sources, %d weights, h %d×%d, dst %d×%d",
+			len(ptr)-1, len(src), len(w), h.Rows, h.Cols, dst.Rows, dst.Cols))
+	}
+	aggregate(dst, ptr, src, w, h, accumulate)
+}
+
+func aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], accumulate bool) {
+	rows := dst.Rows
+	if rows == 0 {
+		return
+	}
+	k := kernel[T]{kind: kAggregateRows}
+	k.dst, k.a, k.ptr, k.idx, k.w, k.acc = dst, h, ptr, src, w, accumulate
+	k.launch(rows, (len(src)/rows+1)*max(h.Cols, 1))
+}
+
+// aggregateRows uses dst, a (= h), ptr, idx (= sources), w, acc. The
+// element-type switch runs once per chunk so that the inner loop calls
+// gonum's axpy directly: at 10-20 non-zeros per row the per-call overhead is
+// a good part of the cost.
+func aggregateRows[T Float](k *kernel[T], lo, hi int) {
+	switch d := any(k.dst.Data).(type) {
+	case []float32:
+		w, _ := any(k.w).([]float32)
+		aggregateRowsBlas(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi,
+			gonum.Implementation{}.Saxpy)
+	case []float64:
+		w, _ := any(k.w).([]float64)
+		aggregateRowsBlas(d, any(k.a.Data).([]float64), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi,
+			gonum.Implementation{}.Daxpy)
+	default:
+		aggregateRowsBlas(k.dst.Data, k.a.Data, k.w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi, axpyGo[T])
+	}
+}
+
+// axpyGo is the BLAS-shaped Go fallback of axpy for named element types.
+func axpyGo[T Float](n int, alpha T, x []T, incX int, y []T, incY int) {
+	y = y[:n]
+	for i, v := range x[:n] {
+		y[i] += alpha * v
+	}
+}
+
+func aggregateRowsBlas[E Float](dst, h, w []E, c int, ptr, src []int32, acc bool, lo, hi int,
+	axpyFn func(n int, alpha E, x []E, incX int, y []E, incY int)) {
+	for v := lo; v < hi; v++ {
+		row := dst[v*c : (v+1)*c]
+		if !acc {
+			clear(row)
+		}
+		for e := ptr[v]; e < ptr[v+1]; e++ {
+			wt := E(1)
+			if w != nil {
+				wt = w[e]
+			}
+			s := int(src[e]) * c
+			x := h[s : s+c]
+			if c < smallRow {
+				for j, xv := range x {
+					row[j] += wt * xv
+				}
+			} else {
+				axpyFn(c, wt, x, 1, row, 1)
+			}
+		}
+	}
+}
+
+// columnBlock picks the column-block width of a column-partitioned kernel:
+// about one block per core, at least 16 columns so rows stay vectorisable.
+func columnBlock(cols int) int {
+	procs := runtime.GOMAXPROCS(0)
+	w := (cols + procs - 1) / procs
+	w = max(16, (w+7)&^7)
+	return min(w, max(cols, 1))
+}
+
+// SpMMT computes dst = aᵀ·b (or dst += aᵀ·b with accumulate): a is a sparse
+// R×C matrix, b dense R×N, dst C×N. This is the weight gradient of a sparse
+// input layer (∂W = Xᵀ∂Y). Row i of a scatters into many rows of dst, so
+// instead of atomics, when dst fits in cache (≤ 1 MiB), each of P
+// goroutines takes a slice of a's rows (equal non-zero counts) and
+// accumulates into a private copy of dst (the first into dst itself); the
+// copies are then summed into dst, in parallel over rows. The extra memory,
+// (P−1)·C·N elements, is recycled between calls. A larger dst is split by
+// column blocks instead. When the same structure is multiplied every step, a
+// kept transpose (CSR.Transpose, Adjacency) and SpMM avoid the reduction.
+func SpMMT[T Float](dst *Dense[T], a *CSR[T], b *Dense[T], accumulate bool) {
+	if a.Rows != b.Rows || dst.Rows != a.Cols || dst.Cols != b.Cols {
+		panic(fmt.Sprintf("tensor: SpMMT shape mismatch: a %d×%d, b %d×%d, dst %d×%d", a.Rows, a.Cols, b.Rows, b.Cols, dst.Rows, dst.Cols))
+	}
+	if !accumulate {
+		clear(dst.Data)
+	}
+	if dst.Len() == 0 || a.NNZ() == 0 {
+		return
+	}
+	scatterRows(dst, b, a.Indptr, a.Indices, a.Data)
+}
+
+// scatterCopyMaxBytes bounds the size of dst for which scatterRows gives
+// each goroutine a private copy: copies beyond the caches make every
+// scattered add a cache miss and cost more than they save.
+const scatterCopyMaxBytes = 1 << 20
+
+// elemBytes is the size of T: 4 when T has float32's 24-bit significand,
+// else 8.
+func elemBytes[T Float]() int {
+	big := T(1 << 24)
+	if big+1 == big {
+		return 4
+	}
+	return 8
+}
+
+// scatterRows adds w[e]·b[i] into dst[idx[e]] for the entries e of each row
+// i of a CSR structure (ptr, idx, w); ptr == nil means one entry per row
+// (e = i) and w == nil unit weights. Several entries may hit one row of dst,
+// so rows of dst cannot be split among goroutines. When dst is small next
+// to the work, P goroutines each take a slice of the entries and a private
+// copy of dst, summed at the end; otherwise they split dst's columns into
+// blocks, each scanning every entry (serial for narrow rows).
+func scatterRows[T Float](dst, b *Dense[T], ptr, idx []int32, w []T) {
+	rows := len(idx)
+	if ptr != nil {
+		rows = len(ptr) - 1
+	}
+	work := len(idx) * dst.Cols
+	parts := min(runtime.GOMAXPROCS(0), parallelChunks(rows, work/max(rows, 1)+1), work/(4*dst.Len()))
+	if dst.Len()*elemBytes[T]() > scatterCopyMaxBytes {
+		parts = 1
+	}
+	if parts <= 1 {
+		bw := columnBlock(dst.Cols)
+		k := kernel[T]{kind: kScatterColBlocks, dst: dst, b: b, ptr: ptr, idx: idx, w: w, width: bw}
+		k.launch((dst.Cols+bw-1)/bw, len(idx)*bw)
+		return
+	}
+	k := kernel[T]{kind: kSpmmtParts, dst: dst, b: b, ptr: ptr, idx: idx, w: w, width: parts}
+	scratch := getScratch[T]((parts-1)*dst.Rows, dst.Cols)
+	defer putScratch(scratch)
+	k.a = scratch
+	k.launch(parts, len(idx)*dst.Cols/parts)
+	// Sum the private copies into dst, row-parallel.
+	r := kernel[T]{kind: kSumParts, dst: dst, a: scratch, width: parts}
+	r.launch(dst.Rows, parts*dst.Cols)
+}
+
+// spmmtParts runs partitions [lo, hi) of scatterRowsPartitioned; uses dst,
+// a (the private copies of partitions 1..width−1, stacked), b, ptr, idx, w
+// (the sparse structure; ptr and w may be nil), width (the partition count;
+// 0 or 1 means one partition).
+func spmmtParts[T Float](k *kernel[T], lo, hi int) {
+	parts := max(k.width, 1)
+	nnz := len(k.idx)
+	n := k.dst.Cols
+	bd := k.b.Data
+	for p := lo; p < hi; p++ {
+		out := k.dst.Data
+		if p > 0 {
+			m := k.dst.Len()
+			out = k.a.Data[(p-1)*m : p*m]
+			clear(out)
+		}
+		if k.ptr == nil { // one entry per row: split the entries evenly
+			for i := nnz * p / parts; i < nnz*(p+1)/parts; i++ {
+				j := int(k.idx[i])
+				wt := T(1)
+				if k.w != nil {
+					wt = k.w[i]
+				}
+				spmmtAxpy(wt, bd[i*n:(i+1)*n], out[j*n:(j+1)*n])
+			}
+			continue
+		}
+		// Row range with about nnz/parts entries.
+		r0 := spmmtSplit(k.ptr, nnz*p/parts)
+		r1 := spmmtSplit(k.ptr, nnz*(p+1)/parts)
+		for i := r0; i < r1; i++ {
+			brow := bd[i*n : (i+1)*n]
+			for e := k.ptr[i]; e < k.ptr[i+1]; e++ {
+				j := int(k.idx[e])
+				wt := T(1)
+				if k.w != nil {
+					wt = k.w[e]
+				}
+				spmmtAxpy(wt, brow, out[j*n:(j+1)*n])
+			}
+		}
+	}
+}
+
+// scatterColBlocks runs column blocks [lo, hi) of scatterRows; uses dst,
+// b, ptr, idx, w (ptr and w may be nil), width (the block width).
+func scatterColBlocks[T Float](k *kernel[T], lo, hi int) {
+	n := k.dst.Cols
+	c0, c1 := lo*k.width, min(hi*k.width, n)
+	bd, dd := k.b.Data, k.dst.Data
+	rows := len(k.idx)
+	if k.ptr != nil {
+		rows = len(k.ptr) - 1
+	}
+	for i := 0; i < rows; i++ {
+		e0, e1 := i, i+1
+		if k.ptr != nil {
+			e0, e1 = int(k.ptr[i]), int(k.ptr[i+1])
+		}
+		brow := bd[i*n+c0 : i*n+c1]
+		for e := e0; e < e1; e++ {
+			j := int(k.idx[e])
+			wt := T(1)
+			if k.w != nil {
+				wt = k.w[e]
+			}
+			spmmtAxpy(wt, brow, dd[j*n+c0:j*n+c1])
+		}
+	}
+}
+
+// spmmtAxpy is axpy with a Go loop for short rows, where the call into
+// gonum costs more than the arithmetic.
+func spmmtAxpy[T Float](alpha T, x, y []T) {
+	if len(x) <= 2*smallRow {
+		y = y[:len(x)]
+		for i, v := range x {
+			y[i] += alpha * v
+		}
+		return
+	}
+	axpy(alpha, x, y)
+}
+
+// spmmtSplit returns the first row whose non-zeros start at or after
+// position q (so that consecutive splits partition the rows).
+func spmmtSplit(ptr []int32, q int) int {
+	if q >= int(ptr[len(ptr)-1]) {
+		return len(ptr) - 1
+	}
+	lo, hi := 0, len(ptr)-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if int(ptr[mid]) < q {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// sumParts adds the stacked private copies (a) into rows [lo, hi) of dst;
+// uses dst, a, width (the partition count).
+func sumParts[T Float](k *kernel[T], lo, hi int) {
+	n, m := k.dst.Cols, k.dst.Len()
+	for p := 1; p < k.width; p++ {
+		part := k.a.Data[(p-1)*m : p*m]
+		addTo(part[lo*n:hi*n], k.dst.Data[lo*n:hi*n])
+	}
+}
+
+// Transpose returns mᵀ as a new CSR matrix, and perm with
+// t.Data[q] = m.Data[perm[q]], so that TransposeValues can refresh the values
+// of t when m's values change but its structure does not (dropout masks,
+// re-weighted edges). Column indices of t are sorted within each row.
+func (m *CSR[T]) Transpose() (t *CSR[T], perm []int32) {
+	nnz := m.NNZ()
+	t = &CSR[T]{Rows: m.Cols, Cols: m.Rows, Indptr: make([]int32, m.Cols+1),
+		Indices: make([]int32, nnz), Data: make([]T, nnz)}
+	perm = make([]int32, nnz)
+	for _, j := range m.Indices {
+		t.Indptr[j+1]++
+	}
+	for j := 0; j < m.Cols; j++ {
+		t.Indptr[j+1] += t.Indptr[j]
+	}
+	next := make([]int32, m.Cols)
+	copy(next, t.Indptr[:m.Cols])
+	// Visiting rows in order fills each row of t in ascending column order.
+	for i := 0; i < m.Rows; i++ {
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			j := m.Indices[p]
+			q := next[j]
+			next[j]++
+			t.Indices[q] = int32(i)
+			t.Data[q] = m.Data[p]
+			perm[q] = p
+		}
+	}
+	return t, perm
+}
+
+// TransposeValues sets t.Data[q] = m.Data[perm[q]] for a t, perm from
+// m.Transpose() (or from a matrix with m's structure).
+func TransposeValues[T Float](t, m *CSR[T], perm []int32) {
+	if len(perm) != len(t.Data) || len(m.Data) != len(t.Data) {
+		panic(fmt.Sprintf("tensor: TransposeValues: %d values, %d in the source, %d in perm", len(t.Data), len(m.Data), len(perm)))
+	}
+	for q, p := range perm {
+		t.Data[q] = m.Data[p]
+	}
+}
+
+// Adjacency is a weighted graph operator (such as GCN's normalised adjacency
+// Â, CSR by target: row v lists the sources of the arcs into v) together with
+// its transpose, which the backward pass of Â·H needs (∂H = Âᵀ∂out scatters
+// to sources). The transpose is built once per graph, not once per step.
+type Adjacency[T Float] struct {
+	A  *CSR[T] // forward operator, targets × sources
+	AT *CSR[T] // Aᵀ, sources × targets
+	// perm maps AT's entries to A's: AT.Data[q] = A.Data[perm[q]].
+	perm []int32
+}
+
+// NewAdjacency pairs a with its transpose. a is shared, not copied.
+func NewAdjacency[T Float](a *CSR[T]) *Adjacency[T] {
+	at, perm := a.Transpose()
+	return &Adjacency[T]{A: a, AT: at, perm: perm}
+}
+
+// SyncValues copies A's current values into AT, after the caller changed
+// A.Data in place (same structure).
+func (g *Adjacency[T]) SyncValues() { TransposeValues(g.AT, g.A, g.perm) }
+
+// TransposeEdgeValues permutes per-arc values of A (len A.NNZ(), in A's
+// storage order) into AT's storage order: dst[q] = w[perm[q]]. It is how a
+// backward pass scatters through per-step edge weights (attention) with a
+// row-parallel kernel over AT.
+func (g *Adjacency[T]) TransposeEdgeValues(dst, w []T) {
+	if len(dst) != len(g.perm) || len(w) != len(g.perm) {
+		panic(fmt.Sprintf("tensor: TransposeEdgeValues: %d arcs, dst %d, w %d", len(g.perm), len(dst), len(w)))
+	}
+	for q, p := range g.perm {
+		dst[q] = w[p]
+	}
+}
+
+// DropoutCSR writes into dst a copy of src whose stored values are each
+// zeroed with probability p and otherwise scaled by 1/(1−p) (inverted
+// dropout): dropout on sparse input features only touches the non-zeros.
+// dst shares src's Indptr and Indices (its structure is src's, with the
+// dropped entries stored as explicit zeros); dst.Data is reused when it has
+// the capacity, so steady-state calls allocate nothing. The mask is drawn
+// from rng in storage order, so a seeded rng gives a reproducible mask.
+// p must be in [0, 1]; p = 1 zeroes every value. Values must be finite (the
+// mask multiplies them: a dropped Inf would become NaN); loaders reject
+// non-finite features.
+func DropoutCSR[T Float](dst, src *CSR[T], p float64, rng *rand.Rand) {
+	if !(p >= 0 && p <= 1) {
+		panic(fmt.Sprintf("tensor: DropoutCSR probability %v outside [0, 1]", p))
+	}
+	nnz := len(src.Data)
+	dst.Rows, dst.Cols, dst.Indptr, dst.Indices = src.Rows, src.Cols, src.Indptr, src.Indices
+	if cap(dst.Data) < nnz {
+		dst.Data = make([]T, nnz)
+	}
+	dst.Data = dst.Data[:nnz]
+	switch {
+	case p == 0:
+		copy(dst.Data, src.Data)
+		return
+	case p == 1:
+		clear(dst.Data)
+		return
+	}
+	scale := T(1 / (1 - p))
+	// One 64-bit draw gives two 32-bit uniforms: keep when u ≥ p·2³². The
+	// keep bit multiplies the value instead of branching, since a 50% mask
+	// defeats branch prediction (4× faster at Cora size).
+	thr := uint64(p * (1 << 32))
+	out := dst.Data[:len(src.Data)]
+	i := 0
+	for ; i+1 < len(src.Data); i += 2 {
+		bits := rng.Uint64()
+		out[i] = src.Data[i] * scale * T(b2u(bits&(1<<32-1) >= thr))
+		out[i+1] = src.Data[i+1] * scale * T(b2u(bits>>32 >= thr))
+	}
+	if i < len(src.Data) {
+		out[i] = src.Data[i] * scale * T(b2u(rng.Uint64()&(1<<32-1) >= thr))
+	}
+}
+
+// b2u is 1 for true and 0 for false; the compiler turns it into a SETcc.
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
