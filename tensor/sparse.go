@@ -84,6 +84,9 @@ func aggregateRowsBlas[E Float](dst, h, w []E, c int, ptr, src []int32, acc bool
 			wt := E(1)
 			if w != nil {
 				wt = w[e]
+				if wt == 0 {
+					continue // an entry dropped by DropoutCSR adds nothing
+				}
 			}
 			s := int(src[e]) * c
 			x := h[s : s+c]
@@ -215,6 +218,9 @@ func spmmtParts[T Float](k *kernel[T], lo, hi int) {
 				wt := T(1)
 				if k.w != nil {
 					wt = k.w[e]
+					if wt == 0 {
+						continue // an entry dropped by DropoutCSR adds nothing
+					}
 				}
 				spmmtAxpy(wt, brow, out[j*n:(j+1)*n])
 			}
@@ -243,6 +249,9 @@ func scatterColBlocks[T Float](k *kernel[T], lo, hi int) {
 			wt := T(1)
 			if k.w != nil {
 				wt = k.w[e]
+				if wt == 0 {
+					continue // an entry dropped by DropoutCSR adds nothing
+				}
 			}
 			spmmtAxpy(wt, brow, dd[j*n+c0:j*n+c1])
 		}
