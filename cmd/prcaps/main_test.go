@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+func TestUsageAndExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string // in stdout+stderr
+	}{
+		{nil, 2, "Commands:"},
+		{[]string{"help"}, 0, "prcaps <command>"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"train", "-h"}, 0, "-seeds"},
+		{[]string{"train", "--split", "weird"}, 2, "--split must be random or public"},
+		{[]string{"train", "--seeds", "0"}, 2, "--seeds must be at least 1"},
+		{[]string{"train", "--model", "nope", "--epochs", "1"}, 2, `unknown model "nope"`},
+		{[]string{"train", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"train", "--dataset", "citeseer", "--data", ""}, 1, "pass --data DIR"},
+		{[]string{"datasets", "--data", "", "--dataset", "nosuchset"}, 1, "nosuchset"},
+		{[]string{"train", "--labels", "y.csv"}, 2, "--features and --labels go with --edges"},
+		{[]string{"train", "--edges", "e.csv"}, 2, "--edges needs --labels"},
+		{[]string{"train", "--edges", "/nonexistent/e.csv", "--labels", "y.csv"}, 1, "/nonexistent/e.csv"},
+	} {
+		code, out, errOut := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("prcaps %v: exit %d, output %q; want exit %d and %q", tc.args, code, out+errOut, tc.code, tc.want)
+		}
+	}
+}
+
+func TestDatasetsEmbedded(t *testing.T) {
+	code, out, errOut := runCLI("datasets", "--data", "", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want Cora and MUTAG, got %q", out)
+	}
+	var cora struct {
+		Dataset         string
+		Nodes           int
+		UndirectedEdges int `json:"undirected_edges"`
+		Features        int
+		Classes         int
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &cora); err != nil {
+		t.Fatal(err)
+	}
+	if cora.Dataset != "Cora" || cora.Nodes != 2708 || cora.UndirectedEdges != 5278 || cora.Features != 1433 || cora.Classes != 7 {
+		t.Errorf("Cora stats %+v", cora)
+	}
+	if !strings.Contains(errOut, "citeseer") {
+		t.Errorf("stderr should list the datasets that need --data: %q", errOut)
+	}
+}
+
+func TestTrainJSONContract(t *testing.T) {
+	code, out, errOut := runCLI("train", "--data", "", "--epochs", "3", "--seeds", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 2 run objects and a summary, got %d lines: %q", len(lines), out)
+	}
+	var summary map[string]any
+	if err := json.Unmarshal([]byte(lines[2]), &summary); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"dataset", "task", "model", "protocol", "runs", "mean_acc", "std_acc", "params", "train_seconds", "seconds_per_run", "epochs"} {
+		if _, ok := summary[k]; !ok {
+			t.Errorf("summary lacks %q: %s", k, lines[2])
+		}
+	}
+	if summary["runs"] != 2.0 || summary["epochs"] != 3.0 || summary["dataset"] != "Cora" {
+		t.Errorf("summary %s", lines[2])
+	}
+	var run map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run["seed"] != 0.0 || run["run"] != 0.0 {
+		t.Errorf("first run object %s", lines[0])
+	}
+}
+
+func TestTrainOnPlainFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// Two triangles joined by one edge; the label is the triangle.
+	edges := write("edges.csv", "src,dst\n0,1\n1,2\n2,0\n3,4\n4,5\n5,3\n2,3\n")
+	labels := write("labels.csv", "id,label\n0,a\n1,a\n2,a\n3,b\n4,b\n5,b\n")
+	code, out, errOut := runCLI("train", "--edges", edges, "--labels", labels, "--epochs", "5", "--hidden", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"dataset":"edges"`) {
+		t.Errorf("output %q", out)
+	}
+}

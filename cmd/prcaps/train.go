@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/train"
+)
+
+// trainFlags are the flags of `prcaps train`; zero numeric values mean "the
+// model's default".
+type trainFlags struct {
+	model, dataset, root, split, optimizer string
+	edges, features, labels                string
+	seeds, firstSeed, epochs, hidden       int
+	patience                               int
+	lr, wd, dropout, clip                  float64
+	asJSON, quiet, nodeAttr                bool
+}
+
+func runTrain(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train", "Trains a model under a paper protocol and prints mean ± std test accuracy at the\n"+
+		"best-validation epoch, the parameter count and the wall time.\n\n"+
+		"With no flags: GCN on the embedded Cora, one random 60/20/20 split.\n"+
+		"Node datasets: cora citeseer pubmed cs (or any npz under --data); graph datasets arrive with PR-CapsNet.", stderr)
+	var f trainFlags
+	fs.StringVar(&f.model, "model", "gcn", "model: gcn")
+	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file")
+	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora is embedded")
+	fs.StringVar(&f.split, "split", "random", "node split: random (60/20/20 per seed) or public (Planetoid's 20 per class/500/1000)")
+	fs.IntVar(&f.seeds, "seeds", 1, "number of runs (seeds first-seed, first-seed+1, ...); the paper's protocol uses 10")
+	fs.IntVar(&f.firstSeed, "first-seed", 0, "seed of the first run")
+	fs.IntVar(&f.epochs, "epochs", 0, "training epochs (0: the model's default, 200 for gcn)")
+	fs.IntVar(&f.hidden, "hidden", 0, "hidden width (0: the model's default, 64 for gcn)")
+	fs.IntVar(&f.patience, "patience", 0, "stop a run after this many epochs without a better validation accuracy (0: never)")
+	fs.Float64Var(&f.lr, "lr", 0, "learning rate (0: the model's default, 0.01 for gcn)")
+	fs.Float64Var(&f.wd, "wd", -1, "weight decay (-1: the model's default, 5e-4 for gcn)")
+	fs.Float64Var(&f.dropout, "dropout", -1, "dropout probability (-1: the model's default, 0.5)")
+	fs.Float64Var(&f.clip, "clip", 0, "clip the global gradient norm to this value (0: off)")
+	fs.StringVar(&f.optimizer, "optimizer", "", "adam, adamw or radam (RiemannianAdam); empty: the model's default")
+	fs.StringVar(&f.edges, "edges", "", "your own graph: edge list file (CSV/TSV \"src,dst\" per line; see README); replaces --dataset")
+	fs.StringVar(&f.features, "features", "", "with --edges: node features file (\"id,f1,...,fd\" per line); empty: one constant feature")
+	fs.StringVar(&f.labels, "labels", "", "with --edges: node labels file (\"id,label\" per line)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per run and a summary object on the last line")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if f.seeds < 1 {
+		return usagef("--seeds must be at least 1")
+	}
+	if f.split != "random" && f.split != "public" {
+		return usagef("--split must be random or public, not %q", f.split)
+	}
+	prog := newProgress(stderr, f.quiet || f.asJSON && !isTerminal(stderr))
+	ds, err := loadTrainData(f)
+	if err != nil {
+		return err
+	}
+	if ds.Task != data.NodeTask {
+		return fmt.Errorf("%s is a graph-classification dataset; graph models arrive with PR-CapsNet (only node models exist yet)", ds.Name)
+	}
+	cfg, build, err := nodeModel(f, ds.Node)
+	if err != nil {
+		return err
+	}
+	proto := train.NodeProtocol{Split: f.split, Seeds: f.seeds, FirstSeed: uint64(f.firstSeed)}
+	prog.line("%s on %s (%d nodes, %d features, %d classes; from %s), %s, %d epochs",
+		f.model, ds.Name, ds.Node.Graph.N, ds.Node.X.Cols(), ds.Node.NumClasses, ds.From, proto.Name(), cfg.Epochs)
+	enc := json.NewEncoder(stdout)
+	sum, err := train.RunNodeProtocol(ds.Node, build, proto, cfg,
+		func(run int, e train.Epoch) {
+			prog.update(fmt.Sprintf("run %d/%d", run+1, f.seeds), e.Epoch, cfg.Epochs,
+				fmt.Sprintf("loss %.4f train %.3f val %.3f", e.Loss, e.TrainAcc, e.ValAcc))
+		},
+		func(run int, r train.Result) {
+			if f.asJSON {
+				enc.Encode(runRecord{ds.Name, "node", f.model, proto.Name(), run, r})
+				return
+			}
+			prog.line("run %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2fs",
+				run+1, f.seeds, r.Seed, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
+		})
+	if err != nil {
+		return err
+	}
+	sum.Model = f.model
+	if f.asJSON {
+		return enc.Encode(sum)
+	}
+	fmt.Fprintf(stdout, "%s on %s, %s: test accuracy %.2f ± %.2f %% over %d run(s); %d parameters; %.2f s per run\n",
+		sum.Model, sum.Dataset, sum.Protocol, 100*sum.MeanAcc, 100*sum.StdAcc, sum.Runs, sum.Params, sum.SecondsPerRun)
+	return nil
+}
+
+// runRecord is the JSON object printed per run.
+type runRecord struct {
+	Dataset  string `json:"dataset"`
+	Task     string `json:"task"`
+	Model    string `json:"model"`
+	Protocol string `json:"protocol"`
+	Run      int    `json:"run"`
+	train.Result
+}
+
+// nodeModel maps the flags onto a model config and a training config.
+func nodeModel(f trainFlags, ds *data.NodeDataset) (train.Config, train.Builder, error) {
+	cfg := train.DefaultConfig()
+	override(&cfg, f)
+	switch strings.ToLower(f.model) {
+	case "gcn":
+		mc := model.DefaultGCNConfig()
+		if f.hidden > 0 {
+			mc.Hidden = f.hidden
+		}
+		if f.dropout >= 0 {
+			mc.Dropout = f.dropout
+		}
+		return cfg, func(seed uint64) (train.NodeModel, error) { return model.NewGCN(ds, mc, seed) }, nil
+	}
+	return cfg, nil, usagef("unknown model %q (available: gcn)", f.model)
+}
+
+func override(cfg *train.Config, f trainFlags) {
+	if f.epochs > 0 {
+		cfg.Epochs = f.epochs
+	}
+	if f.lr > 0 {
+		cfg.LR = f.lr
+	}
+	if f.wd >= 0 {
+		cfg.WeightDecay = f.wd
+	}
+	if f.optimizer != "" {
+		cfg.Optimizer = f.optimizer
+	}
+	cfg.Clip = f.clip
+	cfg.Patience = f.patience
+}
+
+// loadTrainData loads --dataset, or the user's files given with --edges.
+func loadTrainData(f trainFlags) (*data.Dataset, error) {
+	if f.edges == "" {
+		if f.features != "" || f.labels != "" {
+			return nil, usagef("--features and --labels go with --edges")
+		}
+		return data.Load(f.dataset, data.Options{Root: f.root, NodeAttr: f.nodeAttr})
+	}
+	if f.labels == "" {
+		return nil, usagef("--edges needs --labels")
+	}
+	nd, err := data.LoadPlain(f.edges, f.features, f.labels)
+	if err != nil {
+		return nil, err
+	}
+	return &data.Dataset{Name: nd.Name, Task: data.NodeTask, Node: nd, From: f.edges}, nil
+}

@@ -1,0 +1,10 @@
+// Package train runs models under the paper's protocols: the training loop
+// with best-validation epoch selection, the node protocols (random 60/20/20
+// splits over seeds, the Planetoid public split) and the graph protocol
+// (stratified k-fold cross-validation with an inner validation split), and
+// the result records with mean ± std, parameter count and wall time.
+//
+// Model selection never looks at test labels: the reported test accuracy is
+// the one at the epoch of best validation accuracy (ties: lower validation
+// loss, then the earlier epoch).
+package train

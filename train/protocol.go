@@ -1,0 +1,131 @@
+package train
+
+import (
+	"fmt"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/optim"
+)
+
+// NodeProtocol says how node-classification runs are split and repeated.
+type NodeProtocol struct {
+	// Split is "random" (a fresh stratification-free 60/20/20 split of the
+	// labelled nodes per seed) or "public" (the publisher's split, the same
+	// for every seed; only the initialisation changes).
+	Split string
+	// Seeds is the number of runs, with seeds FirstSeed, FirstSeed+1, ...
+	Seeds     int
+	FirstSeed uint64
+	// TrainFrac and ValFrac size the random split (default 0.6 and 0.2).
+	TrainFrac, ValFrac float64
+}
+
+func (p NodeProtocol) withDefaults() NodeProtocol {
+	if p.TrainFrac == 0 && p.ValFrac == 0 {
+		p.TrainFrac, p.ValFrac = 0.6, 0.2
+	}
+	return p
+}
+
+// Name is the protocol as the result records write it, e.g. "random 60/20/20 x10".
+func (p NodeProtocol) Name() string {
+	p = p.withDefaults()
+	if p.Split == "public" {
+		return fmt.Sprintf("public x%d", p.Seeds)
+	}
+	return fmt.Sprintf("random %.0f/%.0f/%.0f x%d", 100*p.TrainFrac, 100*p.ValFrac, 100*(1-p.TrainFrac-p.ValFrac), p.Seeds)
+}
+
+// Summary is the record of a protocol: mean ± std over runs, parameter
+// count and wall time, as the paper's tables report them. Its JSON form is
+// the CLI's output contract (DESIGN §8).
+type Summary struct {
+	Dataset       string   `json:"dataset"`
+	Task          string   `json:"task"`
+	Model         string   `json:"model"`
+	Protocol      string   `json:"protocol"`
+	Runs          int      `json:"runs"`
+	MeanAcc       float64  `json:"mean_acc"`
+	StdAcc        float64  `json:"std_acc"`
+	Params        int      `json:"params"`
+	TrainSeconds  float64  `json:"train_seconds"`
+	SecondsPerRun float64  `json:"seconds_per_run"`
+	Epochs        int      `json:"epochs"`
+	Results       []Result `json:"-"`
+}
+
+// Summarise fills the aggregate fields of s from s.Results.
+func (s *Summary) Summarise() {
+	accs := make([]float64, len(s.Results))
+	s.TrainSeconds = 0
+	for i, r := range s.Results {
+		accs[i] = r.TestAcc
+		s.TrainSeconds += r.Seconds
+	}
+	s.Runs = len(s.Results)
+	s.MeanAcc, s.StdAcc = MeanStd(accs)
+	if s.Runs > 0 {
+		s.SecondsPerRun = s.TrainSeconds / float64(s.Runs)
+	}
+}
+
+// CountParams is the number of scalar parameters in groups.
+func CountParams(groups []optim.Group[float32]) int {
+	n := 0
+	for _, g := range groups {
+		for _, p := range g.Params {
+			n += p.Value.Len()
+		}
+	}
+	return n
+}
+
+// Builder makes a fresh model for one run from that run's seed.
+type Builder func(seed uint64) (NodeModel, error)
+
+// RunNodeProtocol trains a fresh model per seed under p and summarises the
+// runs. onRun, if non-nil, is called after each run; onEpoch after each epoch.
+func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Config,
+	onEpoch func(run int, e Epoch), onRun func(run int, r Result)) (Summary, error) {
+	if p.Seeds < 1 {
+		return Summary{}, fmt.Errorf("train: need at least one seed, got %d", p.Seeds)
+	}
+	p = p.withDefaults()
+	s := Summary{Dataset: ds.Name, Task: "node", Protocol: p.Name(), Epochs: cfg.Epochs}
+	for run := 0; run < p.Seeds; run++ {
+		seed := p.FirstSeed + uint64(run)
+		var split data.Split
+		switch p.Split {
+		case "public":
+			if ds.Public == nil {
+				return s, fmt.Errorf("train: %s has no public split; use the random split", ds.Name)
+			}
+			split = *ds.Public
+		case "random", "":
+			split = data.RandomSplit(ds.Y, seed, p.TrainFrac, p.ValFrac)
+		default:
+			return s, fmt.Errorf("train: unknown split %q (want random or public)", p.Split)
+		}
+		m, err := build(seed)
+		if err != nil {
+			return s, err
+		}
+		if run == 0 {
+			s.Params = CountParams(m.Groups())
+		}
+		var cb func(Epoch)
+		if onEpoch != nil {
+			cb = func(e Epoch) { onEpoch(run, e) }
+		}
+		r, err := RunNode(m, ds, split, cfg, seed, cb)
+		if err != nil {
+			return s, fmt.Errorf("run %d (seed %d): %w", run, seed, err)
+		}
+		s.Results = append(s.Results, r)
+		if onRun != nil {
+			onRun(run, r)
+		}
+	}
+	s.Summarise()
+	return s, nil
+}
