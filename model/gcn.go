@@ -19,10 +19,14 @@ type GCNConfig struct {
 	// DecayAll applies weight decay to both layers; by default only the
 	// first layer is decayed, as in Kipf & Welling and PyG's example.
 	DecayAll bool
+	// NormalizeFeatures divides each node's features by their sum (default
+	// on, as Kipf & Welling's preprocessing and PyG's NormalizeFeatures).
+	NormalizeFeatures bool
 }
 
-// DefaultGCNConfig is hidden 64, dropout 0.5, weight decay on the first layer.
-func DefaultGCNConfig() GCNConfig { return GCNConfig{Hidden: 64, Dropout: 0.5} }
+// DefaultGCNConfig is hidden 64, dropout 0.5, weight decay on the first
+// layer, row-normalised features.
+func DefaultGCNConfig() GCNConfig { return GCNConfig{Hidden: 64, Dropout: 0.5, NormalizeFeatures: true} }
 
 func (c GCNConfig) validate() error {
 	if c.Hidden < 1 {
@@ -48,7 +52,11 @@ func NewGCN(ds *data.NodeDataset, cfg GCNConfig, seed uint64) (*GCN, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("model: gcn: %w", err)
 	}
-	x, err := sparseFeatures(ds.X)
+	feats := ds.X
+	if cfg.NormalizeFeatures {
+		feats = data.RowNormalize(feats)
+	}
+	x, err := sparseFeatures(feats)
 	if err != nil {
 		return nil, fmt.Errorf("model: %s: %w", ds.Name, err)
 	}

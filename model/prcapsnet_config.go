@@ -1,0 +1,93 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/prcaps/prcaps/manifold"
+)
+
+// PRCapsConfig configures the PR-CapsNet node network (DESIGN §5):
+//
+//	dropout → GCNConv(F→Hidden) → ReLU → dropout → Linear(Hidden→d) →
+//	LayerNorm → exp̂_o → Layers × routing → classifier
+//
+// and, through Routing, Classifier and the switches below, every ablation
+// variant of the paper (Tables 4-5 and its figures). Start from
+// DefaultPRCapsConfig.
+type PRCapsConfig struct {
+	Hidden int // GCN stem width (default 64)
+	S, T   int // capsule manifold: s space-like, t+1 time-like dimensions (default 9, 9: D = 19)
+	Layers int // routing layers L (default 1, the authors' code; the paper's text says 3)
+
+	// Routing is "acr" (adaptive curvature routing, default), "pcr"
+	// (pseudo-Riemannian routing with one perspective and no gates),
+	// "euclidean" (classic dynamic routing in R^d: the "Caps only"
+	// ablation, no manifold) or "none" (a tangent-space GCN layer instead
+	// of routing: the "PR only" ablation).
+	Routing string
+	// Classifier is "prcc" (pseudo-Riemannian capsule classifier, default)
+	// or "linear" (a linear layer on loĝ_o(v)).
+	Classifier string
+
+	K          int    // perspectives of ACR (default 4)
+	Iters      int    // routing iterations T (default 3)
+	Activation string // tangent activation: squash (default), tanh, relu, identity
+	// Coupling is "children" (softmax of b_ij over the children of each
+	// parent, default) or "parents" (over the parents of each child).
+	Coupling string
+	DetachB  bool // stop gradients through the routing logits b
+
+	NoC, NoA, NoR  bool // remove the gate's curvature, alignment or routing term
+	FixedCurvature bool // freeze β and every β_k at their initial values
+
+	Dropout float64 // on the input features and the stem's hidden layer (default 0.5)
+}
+
+// DefaultPRCapsConfig is the configuration of the authors' code (DESIGN §5).
+func DefaultPRCapsConfig() PRCapsConfig {
+	return PRCapsConfig{
+		Hidden: 64, S: 9, T: 9, Layers: 1,
+		Routing: "acr", Classifier: "prcc",
+		K: 4, Iters: 3, Activation: "squash", Coupling: "children",
+		Dropout: 0.5,
+	}
+}
+
+// Dims is the capsule manifold's (s, t).
+func (c PRCapsConfig) Dims() manifold.Dims { return manifold.Dims{S: c.S, T: c.T} }
+
+func (c PRCapsConfig) validate() error {
+	switch {
+	case c.Hidden < 1:
+		return fmt.Errorf("hidden width %d must be positive", c.Hidden)
+	case c.S < 0 || c.T < 1:
+		return fmt.Errorf("capsule dimensions s = %d, t = %d: need s ≥ 0 and t ≥ 1", c.S, c.T)
+	case c.Layers < 1:
+		return fmt.Errorf("%d routing layers: need at least one", c.Layers)
+	case c.K < 1:
+		return fmt.Errorf("%d perspectives: need at least one", c.K)
+	case c.Iters < 1:
+		return fmt.Errorf("%d routing iterations: need at least one", c.Iters)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return fmt.Errorf("dropout %v must be in [0, 1)", c.Dropout)
+	}
+	switch c.Routing {
+	case "acr", "pcr", "euclidean", "none":
+	default:
+		return fmt.Errorf("routing %q: want acr, pcr, euclidean or none", c.Routing)
+	}
+	switch c.Classifier {
+	case "prcc", "linear":
+	default:
+		return fmt.Errorf("classifier %q: want prcc or linear", c.Classifier)
+	}
+	switch c.Coupling {
+	case "children", "parents":
+	default:
+		return fmt.Errorf("coupling %q: want children or parents", c.Coupling)
+	}
+	if _, err := manifold.ParseActivation(c.Activation); err != nil {
+		return err
+	}
+	return nil
+}
