@@ -26,7 +26,9 @@ type GCNConfig struct {
 
 // DefaultGCNConfig is hidden 64, dropout 0.5, weight decay on the first
 // layer, row-normalised features.
-func DefaultGCNConfig() GCNConfig { return GCNConfig{Hidden: 64, Dropout: 0.5, NormalizeFeatures: true} }
+func DefaultGCNConfig() GCNConfig {
+	return GCNConfig{Hidden: 64, Dropout: 0.5, NormalizeFeatures: true}
+}
 
 func (c GCNConfig) validate() error {
 	if c.Hidden < 1 {
