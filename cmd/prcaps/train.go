@@ -11,6 +11,9 @@ import (
 	"github.com/prcaps/prcaps/train"
 )
 
+// defaultModel is what `prcaps train` trains without --model.
+const defaultModel = "gcn"
+
 // trainFlags are the flags of `prcaps train`; zero numeric values mean "the
 // model's default".
 type trainFlags struct {
@@ -20,27 +23,46 @@ type trainFlags struct {
 	patience                               int
 	lr, wd, dropout, clip                  float64
 	asJSON, quiet, nodeAttr                bool
+
+	// PR-CapsNet options (DESIGN §5); the defaults are the model's.
+	caps model.PRCapsConfig
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", "Trains a model under a paper protocol and prints mean ± std test accuracy at the\n"+
 		"best-validation epoch, the parameter count and the wall time.\n\n"+
-		"With no flags: GCN on the embedded Cora, one random 60/20/20 split.\n"+
-		"Node datasets: cora citeseer pubmed cs (or any npz under --data); graph datasets arrive with PR-CapsNet.", stderr)
+		"With no flags: "+defaultModel+" on the embedded Cora, one random 60/20/20 split.\n"+
+		"Node datasets: cora citeseer pubmed cs (or any npz under --data, or your own files with --edges).", stderr)
 	var f trainFlags
-	fs.StringVar(&f.model, "model", "gcn", "model: gcn")
+	fs.StringVar(&f.model, "model", defaultModel, "model: "+strings.Join(model.NodeModels(), ", "))
 	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file")
 	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora is embedded")
 	fs.StringVar(&f.split, "split", "random", "node split: random (60/20/20 per seed) or public (Planetoid's 20 per class/500/1000)")
 	fs.IntVar(&f.seeds, "seeds", 1, "number of runs (seeds first-seed, first-seed+1, ...); the paper's protocol uses 10")
 	fs.IntVar(&f.firstSeed, "first-seed", 0, "seed of the first run")
-	fs.IntVar(&f.epochs, "epochs", 0, "training epochs (0: the model's default, 200 for gcn)")
-	fs.IntVar(&f.hidden, "hidden", 0, "hidden width (0: the model's default, 64 for gcn)")
+	fs.IntVar(&f.epochs, "epochs", 0, "training epochs (0: the model's default, 200)")
+	fs.IntVar(&f.hidden, "hidden", 0, "hidden width of GCN / of PR-CapsNet's GCN stem (0: the model's default, 64)")
 	fs.IntVar(&f.patience, "patience", 0, "stop a run after this many epochs without a better validation accuracy (0: never)")
-	fs.Float64Var(&f.lr, "lr", 0, "learning rate (0: the model's default, 0.01 for gcn)")
-	fs.Float64Var(&f.wd, "wd", -1, "weight decay (-1: the model's default, 5e-4 for gcn)")
+	fs.Float64Var(&f.lr, "lr", 0, "learning rate (0: the model's default: 0.005 prcapsnet, 0.01 gcn)")
+	fs.Float64Var(&f.wd, "wd", -1, "weight decay (-1: the model's default, 5e-4)")
 	fs.Float64Var(&f.dropout, "dropout", -1, "dropout probability (-1: the model's default, 0.5)")
-	fs.Float64Var(&f.clip, "clip", 0, "clip the global gradient norm to this value (0: off)")
+	fs.Float64Var(&f.clip, "clip", -1, "clip the global gradient norm to this value (0: off; -1: the model's default, 1 for prcapsnet)")
+	def := model.DefaultPRCapsConfig()
+	f.caps = def
+	fs.IntVar(&f.caps.S, "s", def.S, "prcapsnet: space-like capsule dimensions s")
+	fs.IntVar(&f.caps.T, "t", def.T, "prcapsnet: time-like capsule dimensions t (the time block has t+1)")
+	fs.IntVar(&f.caps.Layers, "layers", def.Layers, "prcapsnet: routing layers L (the authors' code uses 1, the paper's text 3)")
+	fs.IntVar(&f.caps.K, "k", def.K, "prcapsnet: perspectives K of adaptive curvature routing")
+	fs.IntVar(&f.caps.Iters, "iters", def.Iters, "prcapsnet: routing iterations T")
+	fs.StringVar(&f.caps.Routing, "routing", def.Routing, "prcapsnet: acr, pcr, euclidean (Caps only) or none (PR only)")
+	fs.StringVar(&f.caps.Classifier, "classifier", def.Classifier, "prcapsnet: prcc or linear")
+	fs.StringVar(&f.caps.Activation, "activation", def.Activation, "prcapsnet: tangent activation squash, tanh, relu or identity")
+	fs.StringVar(&f.caps.Coupling, "coupling", def.Coupling, "prcapsnet: coupling softmax over the children of each parent, or over the parents of each child")
+	fs.BoolVar(&f.caps.DetachB, "detach-b", false, "prcapsnet: stop gradients through the routing logits (CapsGNN style)")
+	fs.BoolVar(&f.caps.NoC, "no-gate-c", false, "prcapsnet: remove the gate's curvature-compatibility term")
+	fs.BoolVar(&f.caps.NoA, "no-gate-a", false, "prcapsnet: remove the gate's feature-alignment term")
+	fs.BoolVar(&f.caps.NoR, "no-gate-r", false, "prcapsnet: remove the gate's routing-consistency term")
+	fs.BoolVar(&f.caps.FixedCurvature, "fixed-curvature", false, "prcapsnet: freeze the manifold and perspective curvatures")
 	fs.StringVar(&f.optimizer, "optimizer", "", "adam, adamw or radam (RiemannianAdam); empty: the model's default")
 	fs.StringVar(&f.edges, "edges", "", "your own graph: edge list file (CSV/TSV \"src,dst\" per line; see README); replaces --dataset")
 	fs.StringVar(&f.features, "features", "", "with --edges: node features file (\"id,f1,...,fd\" per line); empty: one constant feature")
@@ -110,20 +132,24 @@ type runRecord struct {
 
 // nodeModel maps the flags onto a model config and a training config.
 func nodeModel(f trainFlags, ds *data.NodeDataset) (train.Config, train.Builder, error) {
-	cfg := train.DefaultConfig()
-	override(&cfg, f)
-	switch strings.ToLower(f.model) {
-	case "gcn":
-		mc := model.DefaultGCNConfig()
-		if f.hidden > 0 {
-			mc.Hidden = f.hidden
-		}
-		if f.dropout >= 0 {
-			mc.Dropout = f.dropout
-		}
-		return cfg, func(seed uint64) (train.NodeModel, error) { return model.NewGCN(ds, mc, seed) }, nil
+	mc, tc, err := model.DefaultNodeConfig(f.model)
+	if err != nil {
+		return tc, nil, usageError{err.Error()}
 	}
-	return cfg, nil, usagef("unknown model %q (available: gcn)", f.model)
+	override(&tc, f)
+	mc.PRCaps = f.caps
+	if f.hidden > 0 {
+		mc.GCN.Hidden, mc.PRCaps.Hidden = f.hidden, f.hidden
+	}
+	if f.dropout >= 0 {
+		mc.GCN.Dropout, mc.PRCaps.Dropout = f.dropout, f.dropout
+	}
+	// Build one model now so that a bad configuration is reported before
+	// any training starts.
+	if _, err := model.NewNodeModel(ds, mc, uint64(f.firstSeed)); err != nil {
+		return tc, nil, err
+	}
+	return tc, func(seed uint64) (train.NodeModel, error) { return model.NewNodeModel(ds, mc, seed) }, nil
 }
 
 func override(cfg *train.Config, f trainFlags) {
@@ -139,7 +165,9 @@ func override(cfg *train.Config, f trainFlags) {
 	if f.optimizer != "" {
 		cfg.Optimizer = f.optimizer
 	}
-	cfg.Clip = f.clip
+	if f.clip >= 0 {
+		cfg.Clip = f.clip
+	}
 	cfg.Patience = f.patience
 }
 
