@@ -43,8 +43,7 @@ func (c GCNConfig) validate() error {
 // GCN is dropout → GCNConv → ReLU → dropout → GCNConv over one graph.
 type GCN struct {
 	cfg          GCNConfig
-	x            *tensor.CSR[float32] // input features (sparse)
-	xDrop        tensor.CSR[float32]  // workspace: x after dropout
+	x            *nn.SparseInput[float32]
 	adj          *tensor.Adjacency[float32]
 	conv1, conv2 *nn.GCNConv[float32]
 }
@@ -65,7 +64,7 @@ func NewGCN(ds *data.NodeDataset, cfg GCNConfig, seed uint64) (*GCN, error) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	return &GCN{
 		cfg:   cfg,
-		x:     x,
+		x:     nn.NewSparseInput(x),
 		adj:   nn.GCNNorm[float32](ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src),
 		conv1: nn.NewGCNConv[float32]("conv1", x.Cols, cfg.Hidden, rng),
 		conv2: nn.NewGCNConv[float32]("conv2", cfg.Hidden, ds.NumClasses, rng),
@@ -85,11 +84,7 @@ func sparseFeatures(f data.Features) (*tensor.CSR[float32], error) {
 
 // Forward records the logits of every node.
 func (m *GCN) Forward(t *autodiff.Tape[float32], training bool, rng *rand.Rand) *autodiff.Var[float32] {
-	x := m.x
-	if training && m.cfg.Dropout > 0 {
-		tensor.DropoutCSR(&m.xDrop, m.x, m.cfg.Dropout, rng)
-		x = &m.xDrop
-	}
+	x := m.x.Apply(m.cfg.Dropout, rng, training)
 	h := autodiff.ReLU(t, m.conv1.ForwardSparse(t, m.adj, x))
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
 	return m.conv2.Forward(t, m.adj, h)

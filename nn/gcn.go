@@ -68,9 +68,11 @@ func (c *GCNConv[T]) Forward(t *autodiff.Tape[T], adj *tensor.Adjacency[T], x *a
 	return c.propagate(t, adj, autodiff.MatMul(t, x, c.W))
 }
 
-// ForwardSparse records Â (x·W) + b for a sparse constant x.
-func (c *GCNConv[T]) ForwardSparse(t *autodiff.Tape[T], adj *tensor.Adjacency[T], x *tensor.CSR[T]) *autodiff.Var[T] {
-	return c.propagate(t, adj, autodiff.SpMM(t, x, c.W))
+// ForwardSparse records Â (x·W) + b for sparse constant features x, kept
+// with their transpose (see SparseInput) so the backward pass is a
+// row-parallel SpMM.
+func (c *GCNConv[T]) ForwardSparse(t *autodiff.Tape[T], adj *tensor.Adjacency[T], x *tensor.Adjacency[T]) *autodiff.Var[T] {
+	return c.propagate(t, adj, autodiff.SpMMTransposed(t, x, c.W))
 }
 
 func (c *GCNConv[T]) propagate(t *autodiff.Tape[T], adj *tensor.Adjacency[T], h *autodiff.Var[T]) *autodiff.Var[T] {

@@ -59,7 +59,7 @@ func TestGCNConvGradients(t *testing.T) {
 	Uniform(conv.B, -1, 1, rng)
 	x := autodiff.NewParam[float64]("x", n, 3)
 	Uniform(x, -1, 1, rng)
-	xs := tensor.CSRFromDense(&x.Value)
+	xs := tensor.NewAdjacency(tensor.CSRFromDense(&x.Value))
 	for _, tc := range []struct {
 		name   string
 		build  func(tp *autodiff.Tape[float64]) (*autodiff.Var[float64], error)

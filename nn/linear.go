@@ -30,10 +30,10 @@ func (l *Linear[T]) Forward(t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.V
 	return l.bias(t, autodiff.MatMul(t, x, l.W))
 }
 
-// ForwardSparse records x·W + b for a sparse constant input x (SpMM: only
-// the non-zeros of x are touched).
-func (l *Linear[T]) ForwardSparse(t *autodiff.Tape[T], x *tensor.CSR[T]) *autodiff.Var[T] {
-	return l.bias(t, autodiff.SpMM(t, x, l.W))
+// ForwardSparse records x·W + b for a sparse constant input x kept with its
+// transpose (see SparseInput): only the non-zeros of x are touched.
+func (l *Linear[T]) ForwardSparse(t *autodiff.Tape[T], x *tensor.Adjacency[T]) *autodiff.Var[T] {
+	return l.bias(t, autodiff.SpMMTransposed(t, x, l.W))
 }
 
 func (l *Linear[T]) bias(t *autodiff.Tape[T], y *autodiff.Var[T]) *autodiff.Var[T] {

@@ -41,6 +41,7 @@ func aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], acc
 	if rows == 0 {
 		return
 	}
+	checkSources(src, h.Rows)
 	k := kernel[T]{kind: kAggregateRows}
 	k.dst, k.a, k.ptr, k.idx, k.w, k.acc = dst, h, ptr, src, w, accumulate
 	k.launch(rows, (len(src)/rows+1)*max(h.Cols, 1))
@@ -54,6 +55,10 @@ func aggregateRows[T Float](k *kernel[T], lo, hi int) {
 	switch d := any(k.dst.Data).(type) {
 	case []float32:
 		w, _ := any(k.w).([]float32)
+		if haveAVX2FMA && k.dst.Cols >= 8 {
+			aggregateRowsAVX(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi)
+			return
+		}
 		aggregateRowsBlas(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi,
 			gonum.Implementation{}.Saxpy)
 	case []float64:

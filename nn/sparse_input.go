@@ -1,0 +1,39 @@
+package nn
+
+import (
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// SparseInput holds a model's sparse input features X with the transpose
+// that the backward pass of X·W needs (∂W = Xᵀ∂Y as a row-parallel SpMM),
+// and a second copy of the same structure for dropout: dropout on sparse
+// inputs touches only the non-zeros, and the copy's transpose is refreshed
+// by a permutation of the values, not rebuilt.
+type SparseInput[T autodiff.Float] struct {
+	clean, drop *tensor.Adjacency[T]
+}
+
+// NewSparseInput prepares x (not modified) for SpMM with dropout.
+func NewSparseInput[T autodiff.Float](x *tensor.CSR[T]) *SparseInput[T] {
+	d := &tensor.CSR[T]{Rows: x.Rows, Cols: x.Cols, Indptr: x.Indptr, Indices: x.Indices, Data: make([]T, len(x.Data))}
+	copy(d.Data, x.Data)
+	return &SparseInput[T]{clean: tensor.NewAdjacency(x), drop: tensor.NewAdjacency(d)}
+}
+
+// Cols is the feature dimension.
+func (s *SparseInput[T]) Cols() int { return s.clean.A.Cols }
+
+// Apply returns the features for one pass: X itself in evaluation mode or
+// with p = 0, otherwise X with inverted dropout at rate p drawn from rng.
+// The result is valid until the next call.
+func (s *SparseInput[T]) Apply(p float64, rng *rand.Rand, training bool) *tensor.Adjacency[T] {
+	if !training || p == 0 {
+		return s.clean
+	}
+	tensor.DropoutCSR(s.drop.A, s.clean.A, p, rng)
+	s.drop.SyncValues()
+	return s.drop
+}

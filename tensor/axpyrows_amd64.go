@@ -1,0 +1,30 @@
+//go:build !purego
+
+package tensor
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX2FMA reports whether the AVX2+FMA row kernels below can run.
+var haveAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// axpyRows32 sets dst[0:32] to (acc ? dst[0:32] : 0) + Σ_{e<n} w[e]·h[idx[e]·stride : +32],
+// holding the 32 sums in registers across all n terms. The caller
+// guarantees every idx[e]·stride+32 ≤ len(h) (from h's start) and n ≥ 0.
+//
+//go:noescape
+func axpyRows32(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
+
+// axpyRows8 is axpyRows32 for 8 outputs.
+//
+//go:noescape
+func axpyRows8(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
+
+// sumRows32 is axpyRows32 with unit weights.
+//
+//go:noescape
+func sumRows32(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)
+
+// sumRows8 is axpyRows8 with unit weights.
+//
+//go:noescape
+func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)

@@ -1,0 +1,153 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func axpyRows32(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
+//
+// dst[0:32] = (acc ? dst[0:32] : 0) + Σ_{e<n} w[e]·h[idx[e]·stride : idx[e]·stride+32],
+// keeping the 32 outputs in four YMM registers across all n terms, so the
+// output row is loaded and stored once per call instead of once per term.
+TEXT ·axpyRows32(SB), NOSPLIT, $0-49
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ idx+24(FP), R8
+	MOVQ w+32(FP), R9
+	MOVQ n+40(FP), CX
+	MOVBLZX acc+48(FP), AX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	TESTQ AX, AX
+	JZ r32loop0
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+r32loop0:
+	TESTQ CX, CX
+	JZ r32done
+r32loop:
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	VBROADCASTSS (R9), Y4
+	VFMADD231PS (SI)(R10*1), Y4, Y0
+	VFMADD231PS 32(SI)(R10*1), Y4, Y1
+	VFMADD231PS 64(SI)(R10*1), Y4, Y2
+	VFMADD231PS 96(SI)(R10*1), Y4, Y3
+	ADDQ $4, R8
+	ADDQ $4, R9
+	DECQ CX
+	JNZ r32loop
+r32done:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VZEROUPPER
+	RET
+
+// func axpyRows8(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
+//
+// The same for 8 outputs.
+TEXT ·axpyRows8(SB), NOSPLIT, $0-49
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ idx+24(FP), R8
+	MOVQ w+32(FP), R9
+	MOVQ n+40(FP), CX
+	MOVBLZX acc+48(FP), AX
+	VXORPS Y0, Y0, Y0
+	TESTQ AX, AX
+	JZ r8loop0
+	VMOVUPS (DI), Y0
+r8loop0:
+	TESTQ CX, CX
+	JZ r8done
+r8loop:
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	VBROADCASTSS (R9), Y4
+	VFMADD231PS (SI)(R10*1), Y4, Y0
+	ADDQ $4, R8
+	ADDQ $4, R9
+	DECQ CX
+	JNZ r8loop
+r8done:
+	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	RET
+
+// func sumRows32(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)
+//
+// Unit weights: dst[0:32] (+)= Σ_{e<n} h[idx[e]·stride : +32].
+TEXT ·sumRows32(SB), NOSPLIT, $0-41
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ idx+24(FP), R8
+	MOVQ n+32(FP), CX
+	MOVBLZX acc+40(FP), AX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	TESTQ AX, AX
+	JZ s32loop0
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+s32loop0:
+	TESTQ CX, CX
+	JZ s32done
+s32loop:
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	VADDPS (SI)(R10*1), Y0, Y0
+	VADDPS 32(SI)(R10*1), Y1, Y1
+	VADDPS 64(SI)(R10*1), Y2, Y2
+	VADDPS 96(SI)(R10*1), Y3, Y3
+	ADDQ $4, R8
+	DECQ CX
+	JNZ s32loop
+s32done:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VZEROUPPER
+	RET
+
+// func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)
+TEXT ·sumRows8(SB), NOSPLIT, $0-41
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ idx+24(FP), R8
+	MOVQ n+32(FP), CX
+	MOVBLZX acc+40(FP), AX
+	VXORPS Y0, Y0, Y0
+	TESTQ AX, AX
+	JZ s8loop0
+	VMOVUPS (DI), Y0
+s8loop0:
+	TESTQ CX, CX
+	JZ s8done
+s8loop:
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	VADDPS (SI)(R10*1), Y0, Y0
+	ADDQ $4, R8
+	DECQ CX
+	JNZ s8loop
+s8done:
+	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	RET

@@ -1,0 +1,23 @@
+//go:build !amd64 || purego
+
+package tensor
+
+// haveAVX2FMA is false off amd64 (or with the purego tag): the portable
+// kernels run instead, and the functions below are never called.
+const haveAVX2FMA = false
+
+func axpyRows32(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool) {
+	panic("tensor: axpyRows32 without AVX2")
+}
+
+func axpyRows8(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool) {
+	panic("tensor: axpyRows8 without AVX2")
+}
+
+func sumRows32(dst *float32, h *float32, stride int, idx *int32, n int, acc bool) {
+	panic("tensor: sumRows32 without AVX2")
+}
+
+func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool) {
+	panic("tensor: sumRows8 without AVX2")
+}
