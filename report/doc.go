@@ -1,0 +1,8 @@
+// Package report renders experiment results as tables ready to paste into a
+// paper or a README: Markdown with aligned pipes, CSV and JSON, plus the
+// number formats of the paper's tables (mean ± std to three decimals,
+// parameter counts with thousands separators, seconds).
+//
+// A Table holds strings only; callers format numbers with MeanStd, Params
+// and Seconds so that every output format shows the same digits.
+package report
