@@ -1,0 +1,166 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/manifold"
+)
+
+// PRCCTau0Init is the initial τ₀ of PRCC, log(e − 1), at which
+// softplus(τ₀) = 1: the initial scale is τ = r = √|β| (1 at β = −1).
+var PRCCTau0Init = math.Log(math.E - 1)
+
+// PRCC is the Pseudo-Riemannian Capsule Classifier (paper §"Pseudo-Riemannian
+// Capsule Classifier", Eqs. tangent_space_mapping and alignment; DESIGN §5
+// PRCC). A parent capsule v on Q is mapped to the tangent space at the pole,
+// z = loĝ_o(v), and scored against one learnable tangent vector per class:
+//
+//	logit_c = τ·Align(z, w_c) + b_c,   τ = softplus(τ₀)·√|β|,
+//
+// with Align the ε-floored, clipped pseudo-cosine of manifold.Align
+// (ε = manifold.AlignEps = 1e-6, clip ±manifold.AlignClip = ±10). The
+// curvature weighting makes τ, and so the logits, depend on β: the gradient
+// flows into β through both loĝ_o and r.
+type PRCC[T autodiff.Float] struct {
+	W    *autodiff.Var[T] // classes×d, the class vectors w_c (tangent coordinates at o)
+	B    *autodiff.Var[T] // 1×classes, the biases b_c
+	Tau0 *autodiff.Var[T] // 1×1, τ = softplus(τ₀)·r
+	Dims manifold.Dims
+}
+
+// NewPRCC returns a PRCC for capsules on Q_{s,t} (dims) and the given number
+// of classes. Initialisation: τ₀ = PRCCTau0Init (softplus(τ₀) = 1), b = 0,
+// and each w_c drawn from N(0, 1/d)^d (‖w_c‖ ≈ 1), redrawn while
+// |g(w_c,w_c)| < ¼‖w_c‖², so that no class vector starts near the light cone,
+// where its floored pseudo-norm would make every score clip and pass no
+// gradient.
+func NewPRCC[T autodiff.Float](name string, dims manifold.Dims, classes int, rng *rand.Rand) *PRCC[T] {
+	dims.Validate()
+	if classes < 1 {
+		panic(fmt.Sprintf("nn: NewPRCC: %d classes", classes))
+	}
+	d := dims.Tangent()
+	c := &PRCC[T]{
+		W:    autodiff.NewParam[T](name+".weight", classes, d),
+		B:    autodiff.NewParam[T](name+".bias", 1, classes),
+		Tau0: autodiff.NewParam[T](name+".tau0", 1, 1),
+		Dims: dims,
+	}
+	c.Tau0.Value.Data[0] = T(PRCCTau0Init)
+	sd := 1 / math.Sqrt(float64(d))
+	w := make([]float64, d)
+	for k := 0; k < classes; k++ {
+		for try := 0; ; try++ {
+			for j := range w {
+				w[j] = sd * rng.NormFloat64()
+			}
+			q, n2 := 0.0, 0.0
+			for j, v := range w {
+				n2 += v * v
+				if j < dims.T {
+					q -= v * v
+				} else {
+					q += v * v
+				}
+			}
+			if math.Abs(q) >= 0.25*n2 || try >= 1000 {
+				break
+			}
+		}
+		for j, v := range w {
+			c.W.Value.Data[k*d+j] = T(v)
+		}
+	}
+	return c
+}
+
+// tau records τ = softplus(τ₀)·r, r = √|β|.
+func (c *PRCC[T]) tau(t *autodiff.Tape[T], beta *autodiff.Var[T]) *autodiff.Var[T] {
+	return autodiff.Mul(t, autodiff.Softplus(t, c.Tau0), manifold.RadiusOp(t, beta))
+}
+
+// Forward records the logits of N capsules: v is N×D (points of Q), beta the
+// 1×1 manifold curvature; the result is N×classes.
+func (c *PRCC[T]) Forward(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodiff.Var[T] {
+	z := manifold.LogO(t, v, beta, c.Dims)
+	a := manifold.Align(t, z, c.W, c.Dims)
+	return autodiff.Add(t, autodiff.MulScalarVar(t, a, c.tau(t, beta)), c.B)
+}
+
+// ForwardPerClass records the logits of graph classification (DESIGN §5
+// "Graph classification network"): v is (G·classes)×D, its row g·C+c the
+// class-c capsule of graph g, and logit[g][c] = τ·Align(z_{g,c}, w_c) + b_c,
+// so the result is G×classes.
+func (c *PRCC[T]) ForwardPerClass(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodiff.Var[T] {
+	z := manifold.LogO(t, v, beta, c.Dims)
+	a := manifold.AlignPerClass(t, z, c.W, c.Dims)
+	return autodiff.Add(t, autodiff.MulScalarVar(t, a, c.tau(t, beta)), c.B)
+}
+
+// Params lists the classifier's parameters.
+func (c *PRCC[T]) Params() []*autodiff.Var[T] { return []*autodiff.Var[T]{c.W, c.B, c.Tau0} }
+
+// TangentLinear is the "Linear" classifier ablation (paper Table 5, DESIGN §5
+// "Variant Linear"): logits = Linear(loĝ_o(v)) — the tangent coordinates at
+// the pole (Eq. tangent_space_mapping) go through an ordinary affine layer,
+// with no pseudo-metric and no curvature weighting.
+type TangentLinear[T autodiff.Float] struct {
+	Lin  *Linear[T] // d×classes, PyTorch nn.Linear initialisation
+	Dims manifold.Dims
+}
+
+// NewTangentLinear returns a TangentLinear for capsules on Q_{s,t}.
+func NewTangentLinear[T autodiff.Float](name string, dims manifold.Dims, classes int, rng *rand.Rand) *TangentLinear[T] {
+	dims.Validate()
+	return &TangentLinear[T]{Lin: NewLinear[T](name, dims.Tangent(), classes, true, rng), Dims: dims}
+}
+
+// Forward records Linear(loĝ_o(v)) for v of N×D; the result is N×classes.
+func (c *TangentLinear[T]) Forward(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodiff.Var[T] {
+	return c.Lin.Forward(t, manifold.LogO(t, v, beta, c.Dims))
+}
+
+// ForwardPerClass is the per-class-capsule form (graph classification): v is
+// (G·C)×D and logit[g][c] = ⟨z_{g,c}, W[:,c]⟩ + b_c, the class-c column of
+// the linear layer applied to graph g's class-c capsule only.
+func (c *TangentLinear[T]) ForwardPerClass(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodiff.Var[T] {
+	z := manifold.LogO(t, v, beta, c.Dims)
+	m := autodiff.MatMul(t, z, c.Lin.W)
+	return c.Lin.bias(t, prccPick(t, m))
+}
+
+// Params lists the classifier's parameters.
+func (c *TangentLinear[T]) Params() []*autodiff.Var[T] { return c.Lin.Params() }
+
+// prccPickOp is the record of out[g][c] = m[g·C+c][c].
+type prccPickOp[T autodiff.Float] struct {
+	m *autodiff.Var[T]
+}
+
+// Backward implements autodiff.Op.
+func (p *prccPickOp[T]) Backward(out *autodiff.Var[T]) {
+	C := out.Value.Cols
+	for i, g := range out.Grad.Data {
+		p.m.Grad.Data[i*C+i%C] += g
+	}
+}
+
+// prccPick records out[g][c] = m[g·C+c][c] for m of (G·C)×C: the entry
+// of each class capsule's row in its own class's column.
+func prccPick[T autodiff.Float](t *autodiff.Tape[T], m *autodiff.Var[T]) *autodiff.Var[T] {
+	C := m.Value.Cols
+	if C == 0 || m.Value.Rows%C != 0 {
+		panic(fmt.Sprintf("nn: per-class logits: %d capsule rows for %d classes", m.Value.Rows, C))
+	}
+	out := t.Node(m.Value.Rows/C, C, autodiff.Any(m))
+	for i := range out.Value.Data {
+		out.Value.Data[i] = m.Value.Data[i*C+i%C]
+	}
+	if out.RequiresGrad() {
+		autodiff.OpOf[prccPickOp[T]](out).m = m
+	}
+	return out
+}

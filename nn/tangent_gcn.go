@@ -1,0 +1,54 @@
+package nn
+
+import (
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// TangentGCN is a pseudo-Riemannian graph convolution without routing, as in
+// Q-GCN: the "PR only" ablation of DESIGN §5. Points x on Q (N×D) are mapped
+// to the tangent space at the pole (Eq. diffeo_log_map), aggregated there by
+// an ordinary GCN layer, activated, and mapped back (Eq. diffeo_exp_map):
+//
+//	z = loĝ_o(x),   h = Â z W + b,   y = Proj_Q(exp̂_o(σ(h))),
+//
+// Â = D^−½(A+I)D^−½ from GCNNorm. The output lies on the same Q_{s,t}^β.
+type TangentGCN[T autodiff.Float] struct {
+	W    *autodiff.Var[T] // d×d, Glorot (as GCNConv)
+	B    *autodiff.Var[T] // 1×d, zero
+	Dims manifold.Dims
+	// Act is the tangent activation σ; NewTangentGCN sets ActSquash, the
+	// routing layers' default (DESIGN §5 step 4), so that the ablation
+	// differs from the full model only by the missing routing.
+	Act manifold.Activation
+}
+
+// NewTangentGCN returns a TangentGCN on Q_{s,t} (dims).
+func NewTangentGCN[T autodiff.Float](name string, dims manifold.Dims, rng *rand.Rand) *TangentGCN[T] {
+	dims.Validate()
+	d := dims.Tangent()
+	g := &TangentGCN[T]{
+		W:    autodiff.NewParam[T](name+".weight", d, d),
+		B:    autodiff.NewParam[T](name+".bias", 1, d),
+		Dims: dims,
+		Act:  manifold.ActSquash,
+	}
+	Glorot(g.W, rng)
+	return g
+}
+
+// Forward records the layer for points x (N×D on Q with curvature beta,
+// 1×1) over the normalised adjacency adj (GCNNorm) and returns N×D points on
+// Q. Gradients flow into x, β, W and b.
+func (g *TangentGCN[T]) Forward(t *autodiff.Tape[T], x, beta *autodiff.Var[T], adj *tensor.Adjacency[T]) *autodiff.Var[T] {
+	z := manifold.LogO(t, x, beta, g.Dims)
+	h := autodiff.Add(t, autodiff.GraphAggregate(t, adj, autodiff.MatMul(t, z, g.W)), g.B)
+	h = manifold.TangentActivation(t, h, g.Act)
+	return manifold.ProjQ(t, manifold.ExpO(t, h, beta, g.Dims), beta, g.Dims)
+}
+
+// Params lists the layer's parameters.
+func (g *TangentGCN[T]) Params() []*autodiff.Var[T] { return []*autodiff.Var[T]{g.W, g.B} }
