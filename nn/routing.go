@@ -1,0 +1,532 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/manifold"
+)
+
+// RoutingKind selects the routing algorithm of a capsule layer.
+type RoutingKind int
+
+const (
+	// ACR is adaptive curvature routing (paper §"Adaptive Curvature
+	// Routing"): K perspectives with their own curvatures β_k, fused by the
+	// curvature-aware gates of Eq. (gating_weights_new).
+	ACR RoutingKind = iota
+	// PCR is pseudo-Riemannian capsule routing (paper §"Pseudo-Riemannian
+	// Capsule Routing"): one perspective (K = 1), no gates (γ ≡ 1), and the
+	// network's shared curvature β for the wrap of the predictions.
+	PCR
+)
+
+// String returns "acr" or "pcr".
+func (k RoutingKind) String() string {
+	switch k {
+	case ACR:
+		return "acr"
+	case PCR:
+		return "pcr"
+	}
+	return fmt.Sprintf("RoutingKind(%d)", int(k))
+}
+
+// Coupling selects the set over which the coupling coefficients c_ij are
+// normalised (DESIGN §5 step 3).
+type Coupling int
+
+const (
+	// CouplingOverChildren is the softmax of b_ij over the children of each
+	// parent (default), so that Σ_{i,k} c_ij γ_ijk = 1 for every parent, as
+	// the paper states after Eq. (adaptive_aggregation).
+	CouplingOverChildren Coupling = iota
+	// CouplingOverParents is classic CapsNet's softmax over the parents of
+	// each child (Algorithm 1, line "c_ij ← exp b_ij / Σ_j' exp b_ij'").
+	CouplingOverParents
+)
+
+// String returns "children" or "parents".
+func (c Coupling) String() string {
+	switch c {
+	case CouplingOverChildren:
+		return "children"
+	case CouplingOverParents:
+		return "parents"
+	}
+	return fmt.Sprintf("Coupling(%d)", int(c))
+}
+
+// RoutingConfig configures a routing layer (DESIGN §5, Algorithm 1).
+type RoutingConfig struct {
+	// Dims is the capsule manifold Q_{s,t} of children and parents.
+	Dims manifold.Dims
+	// Kind is ACR (default) or PCR.
+	Kind RoutingKind
+	// K is the number of perspectives (ACR, 1 … 64; PCR uses 1).
+	K int
+	// Iters is the number of routing iterations T.
+	Iters int
+	// Activation is the tangent nonlinearity σ of Eq. (activation_projection).
+	Activation manifold.Activation
+	// Coupling selects the normalisation set of c_ij.
+	Coupling Coupling
+	// DetachB stops gradients through the logit updates b_ij (CapsGNN).
+	DetachB bool
+	// NoC, NoA, NoR drop the curvature-compatibility, feature-alignment and
+	// routing-consistency terms of Eq. (gating_weights_new) (ablation).
+	NoC, NoA, NoR bool
+	// PerspectiveBetas are the initial curvatures β_k of the perspectives
+	// (default −0.5, −1, −2, −4). A list shorter than K is extended
+	// geometrically (each further β is twice the previous one: −8, −16, …);
+	// a longer one is truncated to its first K values.
+	PerspectiveBetas []float64
+	// AlignDim is d_align of Eq. (feature_alignment).
+	AlignDim int
+}
+
+// DefaultRoutingConfig is ACR with s = t = 9, K = 4, T = 3, squash, coupling
+// over children, all gate terms, β_k = −0.5, −1, −2, −4 and d_align = 16.
+func DefaultRoutingConfig() RoutingConfig {
+	return RoutingConfig{
+		Dims:             manifold.Dims{S: 9, T: 9},
+		Kind:             ACR,
+		K:                4,
+		Iters:            3,
+		Activation:       manifold.ActSquash,
+		Coupling:         CouplingOverChildren,
+		PerspectiveBetas: []float64{-0.5, -1, -2, -4},
+		AlignDim:         16,
+	}
+}
+
+// perspectiveBetas returns the K initial curvatures of cfg (see
+// RoutingConfig.PerspectiveBetas).
+func perspectiveBetas(cfg RoutingConfig, k int) []float64 {
+	base := cfg.PerspectiveBetas
+	if len(base) == 0 {
+		base = []float64{-0.5, -1, -2, -4}
+	}
+	out := make([]float64, k)
+	for i := range out {
+		if i < len(base) {
+			out[i] = base[i]
+		} else {
+			out[i] = 2 * out[i-1]
+		}
+	}
+	return out
+}
+
+// Routing is a node-level capsule routing layer (DESIGN §5, Algorithm 1):
+// every parent capsule j aggregates the predictions ξ_{j|i,k} of its children
+// i through T iterations of dynamic routing in the tangent space at the pole
+// of Q. The prediction weights are shared over all links (node-level
+// routing), so ξ depends only on the child and is computed once per node.
+//
+// Parameters (row convention: a tangent row vector times a weight matrix):
+//   - Wsph[k] (t×t), Weuc[k] (s×s), B[k] (1×d): ξ_{i,k} =
+//     (wrap_{r_k}(a_{i,T}·Wsph[k]), a_{i,S}·Weuc[k]) + B[k], so Wsph[k] is
+//     the transpose of the paper's W^sph_k. Initialised to I + U(±0.05)
+//     (routing starts as a near-identity map; the noise breaks the symmetry
+//     between perspectives) and B[k] = 0.
+//   - Rho[k] (ACR): β_k = −softplus(ρ_k) − 1e-4, initial β_k from
+//     PerspectiveBetas.
+//   - AlignA, AlignZ (d×(K·d_align)): the two halves of W^align_k for all k
+//     side by side, W^align_k [a ‖ z] = a·AlignA[:,k] + z·AlignZ[:,k], PyTorch
+//     Linear initialisation U(±1/√(2d)) (fan-in 2d); AlignW (K×d_align): the
+//     w_k, U(±1/√d_align).
+//   - WC (K×K): W^C of Eq. (routing_consistency), stored transposed
+//     ((W^C h)_k = (h·WC)_k), U(±0.1); d_CTX = K with h_ij = (g(z_j,
+//     ξ_{i,k'}))_{k'}.
+//   - AlphaC, AlphaA, AlphaR (1×1): α_curv, α_align, α_route, initialised
+//     to 1.
+//
+// PCR has only Wsph[0], Weuc[0] and B[0]. The layer is composed of
+// gradient-checked ops: the manifold package's maps, autodiff's dense ops,
+// and the per-link kernels of routing_ops.go and routing_gate.go (linkCos,
+// linkAlign, linkInner, linkSum, linkGate), which never form E×K×d
+// temporaries except the E×K×d_align tanh values that the alignment term
+// needs.
+type Routing[T autodiff.Float] struct {
+	Cfg    RoutingConfig
+	K      int
+	Wsph   []*autodiff.Var[T]
+	Weuc   []*autodiff.Var[T]
+	B      []*autodiff.Var[T]
+	Rho    []*autodiff.Var[T]
+	AlignA *autodiff.Var[T]
+	AlignZ *autodiff.Var[T]
+	AlignW *autodiff.Var[T]
+	WC     *autodiff.Var[T]
+	AlphaC *autodiff.Var[T]
+	AlphaA *autodiff.Var[T]
+	AlphaR *autodiff.Var[T]
+
+	cache    linkCache
+	composed bool // tests: build predictions and gates from elementary ops
+}
+
+// NewRouting validates cfg and returns a routing layer with freshly
+// initialised parameters (see Routing). Zero fields of cfg that have no
+// meaningful zero (K, Iters, AlignDim, Dims) take their defaults.
+func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand) (*Routing[T], error) {
+	def := DefaultRoutingConfig()
+	if cfg.Dims == (manifold.Dims{}) {
+		cfg.Dims = def.Dims
+	}
+	if cfg.K == 0 {
+		cfg.K = def.K
+	}
+	if cfg.Iters == 0 {
+		cfg.Iters = def.Iters
+	}
+	if cfg.AlignDim == 0 {
+		cfg.AlignDim = def.AlignDim
+	}
+	switch {
+	case cfg.Dims.S < 0 || cfg.Dims.T < 1 || cfg.Dims.T > maxPredictT:
+		return nil, fmt.Errorf("nn: routing %s: invalid manifold dims s=%d t=%d (need s ≥ 0, 1 ≤ t ≤ %d)", name, cfg.Dims.S, cfg.Dims.T, maxPredictT)
+	case cfg.Kind != ACR && cfg.Kind != PCR:
+		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Kind)
+	case cfg.K < 1 || cfg.K > maxGateK:
+		return nil, fmt.Errorf("nn: routing %s: K = %d perspectives, need 1 … %d", name, cfg.K, maxGateK)
+	case cfg.Iters < 1:
+		return nil, fmt.Errorf("nn: routing %s: %d iterations, need ≥ 1", name, cfg.Iters)
+	case cfg.AlignDim < 1:
+		return nil, fmt.Errorf("nn: routing %s: d_align = %d, need ≥ 1", name, cfg.AlignDim)
+	case cfg.Activation > manifold.ActIdentity:
+		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Activation)
+	case cfg.Coupling != CouplingOverChildren && cfg.Coupling != CouplingOverParents:
+		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Coupling)
+	}
+	K := cfg.K
+	if cfg.Kind == PCR {
+		K = 1
+	}
+	r := &Routing[T]{Cfg: cfg, K: K}
+	s, t, d := cfg.Dims.S, cfg.Dims.T, cfg.Dims.Tangent()
+	nearIdentity := func(p *autodiff.Var[T]) {
+		Uniform(p, -0.05, 0.05, rng)
+		for i := 0; i < p.Value.Rows; i++ {
+			p.Value.Data[i*p.Value.Cols+i] += 1
+		}
+	}
+	for k := 0; k < K; k++ {
+		ws := autodiff.NewParam[T](fmt.Sprintf("%s.wsph%d", name, k), t, t)
+		nearIdentity(ws)
+		we := autodiff.NewParam[T](fmt.Sprintf("%s.weuc%d", name, k), s, s)
+		nearIdentity(we)
+		r.Wsph = append(r.Wsph, ws)
+		r.Weuc = append(r.Weuc, we)
+		r.B = append(r.B, autodiff.NewParam[T](fmt.Sprintf("%s.bias%d", name, k), 1, d))
+	}
+	if cfg.Kind == PCR {
+		return r, nil
+	}
+	for k, b := range perspectiveBetas(cfg, K) {
+		if !(b < -manifold.BetaOffset) || math.IsInf(b, 0) {
+			return nil, fmt.Errorf("nn: routing %s: perspective curvature β_%d = %v must be finite and < −%v", name, k, b, manifold.BetaOffset)
+		}
+		r.Rho = append(r.Rho, manifold.NewCurvatureParam[T](fmt.Sprintf("%s.rho%d", name, k), b))
+	}
+	m := cfg.AlignDim
+	r.AlignA = autodiff.NewParam[T](name+".align_a", d, K*m)
+	r.AlignZ = autodiff.NewParam[T](name+".align_z", d, K*m)
+	TorchLinear(r.AlignA, 2*d, rng)
+	TorchLinear(r.AlignZ, 2*d, rng)
+	r.AlignW = autodiff.NewParam[T](name+".align_w", K, m)
+	TorchLinear(r.AlignW, m, rng)
+	r.WC = autodiff.NewParam[T](name+".wc", K, K)
+	Uniform(r.WC, -0.1, 0.1, rng)
+	r.AlphaC = autodiff.NewParam[T](name+".alpha_curv", 1, 1)
+	r.AlphaA = autodiff.NewParam[T](name+".alpha_align", 1, 1)
+	r.AlphaR = autodiff.NewParam[T](name+".alpha_route", 1, 1)
+	for _, a := range []*autodiff.Var[T]{r.AlphaC, r.AlphaA, r.AlphaR} {
+		Fill(a, 1)
+	}
+	return r, nil
+}
+
+// Params lists the weight-decayed parameters: prediction weights and
+// biases, the gate's α's, alignment weights and W^C.
+func (r *Routing[T]) Params() []*autodiff.Var[T] {
+	var ps []*autodiff.Var[T]
+	for k := 0; k < r.K; k++ {
+		ps = append(ps, r.Wsph[k], r.Weuc[k], r.B[k])
+	}
+	if r.Cfg.Kind == ACR {
+		ps = append(ps, r.AlignA, r.AlignZ, r.AlignW, r.WC, r.AlphaC, r.AlphaA, r.AlphaR)
+	}
+	return ps
+}
+
+// CurvatureParams lists the ρ_k of the perspectives (ACR; none for PCR).
+func (r *Routing[T]) CurvatureParams() []*autodiff.Var[T] {
+	return append([]*autodiff.Var[T](nil), r.Rho...)
+}
+
+// Forward routes the child capsules u (Children × D points on Q with the
+// network's curvature beta, a 1×1 Var) to the parent capsules over links
+// and returns their states v (Parents × D, on Q). See DESIGN §5 and
+// Algorithm 1; the steps are:
+//
+//  1. a_i = loĝ_o(u_i); ξ_{i,k} = (wrap_{r_k}(a_{i,T}·Wsph_k), a_{i,S}·Weuc_k)
+//     + b_k (Eq. perspective_prediction_vector, with wrap_r = log_p∘exp_p on
+//     S(r_k), r_k = √|β_k|; PCR uses β).
+//  2. γ_ijk = σ(α_c C + α_a A + α_r R) normalised over k (Eq.
+//     gating_weights_new), with C = −½(κ̂_ij − β_k)² (Eqs.
+//     curvature_compatibility, local_curvature), A = w_kᵀ tanh(W^align_k
+//     [a_i ‖ z_j]) (Eq. feature_alignment), R = log(c_ij + 1e-9)·(W^C h_ij)_k
+//     (Eq. routing_consistency), z_j = loĝ_o(v_j^prev) (0 in the first
+//     iteration). PCR: γ ≡ 1.
+//  3. c = softmax(b) over the children of each parent (or over the parents
+//     of each child).
+//  4. S_j = Σ_i Σ_k c_ij γ_ijk ξ_{i,k} (Eq. adaptive_aggregation),
+//     s_j = exp̂_o(S_j), v_j = Proj_Q(exp̂_o(σ(loĝ_o(s_j)))) (Eq.
+//     activation_projection).
+//  5. b_ij += Σ_k γ_ijk g(loĝ_o(v_j), ξ_{i,k}) (Algorithm 1), skipped after
+//     the last iteration, where it would be unused.
+//
+// In the first iteration z = 0, so κ̂ = 0 (the cosine's norms are guarded,
+// √(‖·‖²+CosEps)), h = 0 and R = 0 exactly, and the gates are computed per
+// child. Gradients flow through every iteration (into u, β, the parameters
+// and the ρ_k) unless DetachB.
+//
+// links may be any child→parent Links (node-level routing passes
+// NodeLinks(graph); children and parents may differ in number). Its derived
+// index (parent of each link, child-major grouping) is built on first use
+// and cached by pointer, so Links must not be modified afterwards. Forward
+// panics if links is malformed or u has the wrong shape. It keeps no
+// per-pass state in the layer: passes on different tapes may run
+// concurrently (their backward passes accumulate into the shared parameter
+// gradients and must not).
+func (r *Routing[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
+	cfg := r.Cfg
+	dims := cfg.Dims
+	d, tt, K := dims.Tangent(), dims.T, r.K
+	ix := r.cache.get(links)
+	if u.Value.Rows != links.Children || u.Value.Cols != dims.Ambient() {
+		panic(fmt.Sprintf("nn: routing: u is %d×%d, want %d×%d (children × ambient)", u.Value.Rows, u.Value.Cols, links.Children, dims.Ambient()))
+	}
+	E := links.NumLinks()
+	acr := cfg.Kind == ACR
+
+	// Step 1: tangent coordinates of the children and the K predictions.
+	// Fixed-size scratch on the stack (K ≤ maxGateK), so that Forward keeps
+	// no per-pass state in the layer.
+	a := manifold.LogO(t, u, beta, dims)
+	var betaBuf [maxGateK]*autodiff.Var[T]
+	betas := betaBuf[:K]
+	for k := range betas {
+		betas[k] = beta
+		if acr {
+			betas[k] = manifold.Beta(t, r.Rho[k])
+		}
+	}
+	var xi *autodiff.Var[T] // C × (K·d)
+	if r.composed {
+		xi = r.predictComposed(t, a, betas)
+	} else {
+		xi = predict(t, a, r.Wsph, r.Weuc, r.B, betas, dims.S, tt)
+	}
+
+	var betaRow, p1 *autodiff.Var[T]
+	if acr {
+		betaRow = betas[0]
+		if K > 1 {
+			betaRow = autodiff.ConcatCols(t, betas...) // 1×K
+		}
+		if !cfg.NoA {
+			p1 = autodiff.MatMul(t, a, r.AlignA) // C × (K·d_align)
+		}
+	}
+
+	// Iteration state: b (E×1), z = loĝ_o(v^prev) (P×d) and the routing
+	// context h = (g(z_j, ξ_{i,k}))_k (E×K), which is also the agreement of
+	// the previous iteration. In the first iteration z = 0 (v^prev = o), so
+	// κ̂ = 0, h = 0 and R = 0 exactly, and the gates depend on the child
+	// only: firstGates computes them per child.
+	b := constant[T](t, E, 1, 0)
+	var z, h, v *autodiff.Var[T]
+	for it := 0; it < cfg.Iters; it++ {
+		c := r.coupling(t, ix, b)
+		var gamma, w *autodiff.Var[T]
+		if acr {
+			if it == 0 {
+				gamma = r.firstGates(t, ix, p1, betaRow)
+			} else {
+				gamma = r.gates(t, ix, a, p1, z, h, c, betaRow)
+			}
+			w = autodiff.Mul(t, gamma, c) // E×K: c_ij γ_ijk
+		} else {
+			w = c
+		}
+		S := linkSum(t, ix, w, xi, d)
+		s := manifold.ExpO(t, S, beta, dims)
+		act := manifold.TangentActivation(t, manifold.LogO(t, s, beta, dims), cfg.Activation)
+		v = manifold.ProjQ(t, manifold.ExpO(t, act, beta, dims), beta, dims)
+		if it == cfg.Iters-1 {
+			break
+		}
+		z = manifold.LogO(t, v, beta, dims)
+		h = linkInner(t, ix, xi, z, K, tt) // E×K: g(z_j, ξ_{i,k})
+		agree := h
+		if acr {
+			agree = autodiff.RowSum(t, autodiff.Mul(t, gamma, h))
+		}
+		b = autodiff.Add(t, b, agree)
+		if cfg.DetachB {
+			b = detach(t, b)
+		}
+	}
+	return v
+}
+
+// predictComposed is predict built from MatMul, manifold.Wrap, ConcatCols
+// and Add (the test oracle of the fused op).
+func (r *Routing[T]) predictComposed(t *autodiff.Tape[T], a *autodiff.Var[T], betas []*autodiff.Var[T]) *autodiff.Var[T] {
+	dims := r.Cfg.Dims
+	tt, d, K := dims.T, dims.Tangent(), r.K
+	aT := autodiff.SliceCols(t, a, 0, tt)
+	var aS *autodiff.Var[T]
+	if dims.S > 0 {
+		aS = autodiff.SliceCols(t, a, tt, d)
+	}
+	var xiBuf [maxGateK]*autodiff.Var[T]
+	xis := xiBuf[:K]
+	for k := range xis {
+		xk := manifold.Wrap(t, autodiff.MatMul(t, aT, r.Wsph[k]), betas[k])
+		if aS != nil {
+			xk = autodiff.ConcatCols(t, xk, autodiff.MatMul(t, aS, r.Weuc[k]))
+		}
+		xis[k] = autodiff.Add(t, xk, r.B[k])
+	}
+	if K == 1 {
+		return xis[0]
+	}
+	return autodiff.ConcatCols(t, xis...)
+}
+
+// coupling returns c = softmax(b) over each parent's children, or over each
+// child's parents (through the child-major permutation of the links).
+func (r *Routing[T]) coupling(t *autodiff.Tape[T], ix *linkIndex, b *autodiff.Var[T]) *autodiff.Var[T] {
+	if r.Cfg.Coupling == CouplingOverChildren {
+		return autodiff.SegmentSoftmax(t, b, ix.links.Ptr)
+	}
+	bc := autodiff.GatherRows(t, b, ix.childLink) // child-major order
+	cc := autodiff.SegmentSoftmax(t, bc, ix.childPtr)
+	return autodiff.GatherRows(t, cc, ix.inv) // back to parent-major order
+}
+
+// firstGates returns the gates γ (E×K) of the first iteration, where
+// z = 0: C = −½β_k², A_ik = w_kᵀ tanh(W1_k a_i), R = 0. They are computed per
+// child (C×K) and gathered to the links.
+func (r *Routing[T]) firstGates(t *autodiff.Tape[T], ix *linkIndex, p1, betaRow *autodiff.Var[T]) *autodiff.Var[T] {
+	if r.composed {
+		return r.firstGatesComposed(t, ix, p1, betaRow)
+	}
+	cfg := r.Cfg
+	if cfg.NoC && cfg.NoA {
+		return constant[T](t, ix.links.NumLinks(), r.K, T(1/float64(r.K)))
+	}
+	var in gateInputs[T]
+	if !cfg.NoC {
+		in.betaRow, in.alphaC = betaRow, r.AlphaC // κ̂ = 0
+	}
+	if !cfg.NoA {
+		in.a, in.alphaA = linkAlign(t, ix.self, p1, nil, r.AlignW), r.AlphaA
+	}
+	g := linkGate(t, in, ix.links.Children, r.K)
+	return autodiff.GatherRows(t, g, ix.links.Child)
+}
+
+// gates returns the normalised gates γ (E×K) of Eq. (gating_weights_new)
+// given z = loĝ_o(v^prev) and h = (g(z_j, ξ_{i,k}))_k: the per-link terms
+// κ̂ (linkCos) and A (linkAlign), combined with R by the fused linkGate.
+func (r *Routing[T]) gates(t *autodiff.Tape[T], ix *linkIndex, a, p1, z, h, c, betaRow *autodiff.Var[T]) *autodiff.Var[T] {
+	if r.composed {
+		return r.gatesComposed(t, ix, a, p1, z, h, c, betaRow)
+	}
+	cfg := r.Cfg
+	E := ix.links.NumLinks()
+	if cfg.NoC && cfg.NoA && cfg.NoR {
+		return constant[T](t, E, r.K, T(1/float64(r.K)))
+	}
+	var in gateInputs[T]
+	if !cfg.NoC {
+		in.kappa, in.betaRow, in.alphaC = linkCos(t, ix, a, z), betaRow, r.AlphaC
+	}
+	if !cfg.NoA {
+		p2 := autodiff.MatMul(t, z, r.AlignZ)
+		in.a, in.alphaA = linkAlign(t, ix, p1, p2, r.AlignW), r.AlphaA
+	}
+	if !cfg.NoR {
+		in.c, in.h, in.wc, in.alphaR = c, h, r.WC, r.AlphaR
+	}
+	return linkGate(t, in, E, r.K)
+}
+
+// firstGatesComposed is firstGates built from elementwise autodiff ops (the
+// test oracle of the fused linkGate).
+func (r *Routing[T]) firstGatesComposed(t *autodiff.Tape[T], ix *linkIndex, p1, betaRow *autodiff.Var[T]) *autodiff.Var[T] {
+	cfg := r.Cfg
+	K, C := r.K, ix.links.Children
+	var logit *autodiff.Var[T]
+	if !cfg.NoA {
+		logit = autodiff.MulScalarVar(t, linkAlign(t, ix.self, p1, nil, r.AlignW), r.AlphaA)
+	}
+	if !cfg.NoC {
+		cRow := autodiff.MulScalarVar(t, autodiff.Scale(t, autodiff.Square(t, betaRow), -0.5), r.AlphaC)
+		if logit == nil {
+			logit = constant[T](t, C, K, 0)
+		}
+		logit = autodiff.Add(t, logit, cRow)
+	}
+	if logit == nil {
+		return constant[T](t, ix.links.NumLinks(), K, T(1/float64(K)))
+	}
+	g := autodiff.Sigmoid(t, logit)
+	g = autodiff.Div(t, g, autodiff.RowSum(t, g))
+	return autodiff.GatherRows(t, g, ix.links.Child)
+}
+
+// gatesComposed is gates built from elementwise autodiff ops (the test
+// oracle of the fused linkGate).
+func (r *Routing[T]) gatesComposed(t *autodiff.Tape[T], ix *linkIndex, a, p1, z, h, c, betaRow *autodiff.Var[T]) *autodiff.Var[T] {
+	cfg := r.Cfg
+	K := r.K
+	var logit *autodiff.Var[T]
+	add := func(term, alpha *autodiff.Var[T]) {
+		term = autodiff.MulScalarVar(t, term, alpha)
+		if logit == nil {
+			logit = term
+		} else {
+			logit = autodiff.Add(t, logit, term)
+		}
+	}
+	if !cfg.NoC {
+		// Eqs. (local_curvature), (curvature_compatibility).
+		kappa := linkCos(t, ix, a, z) // E×1
+		diff := autodiff.Sub(t, kappa, betaRow)
+		add(autodiff.Scale(t, autodiff.Square(t, diff), -0.5), r.AlphaC)
+	}
+	if !cfg.NoA {
+		// Eq. (feature_alignment).
+		p2 := autodiff.MatMul(t, z, r.AlignZ)
+		add(linkAlign(t, ix, p1, p2, r.AlignW), r.AlphaA)
+	}
+	if !cfg.NoR {
+		// Eq. (routing_consistency): log(c + 1e-9)·(W^C h)_k.
+		lc := autodiff.Log(t, autodiff.AddScalar(t, c, 1e-9))
+		add(autodiff.Mul(t, lc, autodiff.MatMul(t, h, r.WC)), r.AlphaR)
+	}
+	if logit == nil {
+		// All three terms removed: σ(0) = ½ for every k, i.e. γ = 1/K.
+		return constant[T](t, ix.links.NumLinks(), K, T(1/float64(K)))
+	}
+	g := autodiff.Sigmoid(t, logit)
+	return autodiff.Div(t, g, autodiff.RowSum(t, g))
+}

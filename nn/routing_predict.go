@@ -1,0 +1,258 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// predictBlock is the row block of the deterministic reduction of the
+// prediction weights' gradients.
+const predictBlock = 256
+
+type predictOp[T autodiff.Float] struct {
+	a, out     *autodiff.Var[T]
+	wsph, weuc []*autodiff.Var[T] // K each (own copies of the caller's slices)
+	bias, beta []*autodiff.Var[T]
+	s, t       int
+	r          []float64 // r_k = √|β_k|
+	part       []float64 // per block: K × (t² + s² + d + 1)
+	fwd, bwd   func(lo, hi int)
+}
+
+// predict records the K perspective predictions of every child (Eq.
+// perspective_prediction_vector in tangent coordinates, DESIGN §5 step 1):
+//
+//	ξ_{i,k} = (wrap_{r_k}(a_{i,T}·Wsph_k), a_{i,S}·Weuc_k) + b_k,
+//
+// with wrap_r = log_p∘exp_p on S^t(r) (manifold.Wrap), r_k = √|β_k|, a C×d
+// (t time-like coordinates first), Wsph_k t×t, Weuc_k s×s, b_k 1×d, β_k
+// 1×1; the result is C×(K·d), perspective k in columns [k·d, (k+1)·d). It
+// fuses what would otherwise be 2K small matrix products, K wraps and K
+// concatenations, and is checked against that composition in the tests.
+func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, weuc, bias, beta []*autodiff.Var[T], s, tt int) *autodiff.Var[T] {
+	K := len(wsph)
+	d := s + tt
+	if a.Value.Cols != d || len(weuc) != K || len(bias) != K || len(beta) != K {
+		panic(fmt.Sprintf("nn: predict: a is %d×%d for s=%d t=%d, %d/%d/%d/%d weights", a.Value.Rows, a.Value.Cols, s, tt, K, len(weuc), len(bias), len(beta)))
+	}
+	req := a.RequiresGrad()
+	for k := 0; k < K; k++ {
+		checkRows("predict", "wsph", wsph[k], tt, tt)
+		checkRows("predict", "weuc", weuc[k], s, s)
+		checkRows("predict", "bias", bias[k], 1, d)
+		checkRows("predict", "beta", beta[k], 1, 1)
+		req = req || autodiff.Any(wsph[k], weuc[k], bias[k], beta[k])
+	}
+	out := t.Node(a.Value.Rows, K*d, req)
+	p := autodiff.OpOf[predictOp[T]](out)
+	if p.fwd == nil {
+		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks
+	}
+	p.a, p.out, p.s, p.t = a, out, s, tt
+	p.wsph = append(p.wsph[:0], wsph...)
+	p.weuc = append(p.weuc[:0], weuc...)
+	p.bias = append(p.bias[:0], bias...)
+	p.beta = append(p.beta[:0], beta...)
+	p.r = p.r[:0]
+	for _, b := range beta {
+		bv := float64(b.Value.Data[0])
+		if !(bv < 0) || math.IsInf(bv, 0) {
+			panic(fmt.Sprintf("nn: predict: curvature β = %v must be finite and negative", bv))
+		}
+		p.r = append(p.r, math.Sqrt(-bv))
+	}
+	tensor.ParallelFor(a.Value.Rows, K*(tt*tt+s*s+4*d), p.fwd)
+	return out
+}
+
+// wrapFactor returns θ = n/r, n = ‖x‖ and h = ω/θ with ω = atan2(sin θ, cos θ)
+// (h = 1 for θ < π): wrap_r(x) = h·x (manifold.Wrap).
+func wrapFactor(x []float64, r float64) (th, n, h float64) {
+	for _, v := range x {
+		n += v * v
+	}
+	n = math.Sqrt(n)
+	th = n / r
+	if th < math.Pi {
+		return th, n, 1
+	}
+	sin, cos := math.Sincos(th)
+	return th, n, math.Atan2(sin, cos) / th
+}
+
+// maxPredictT bounds t for the stack scratch of the kernels (NewRouting
+// rejects larger t).
+const maxPredictT = 64
+
+// preWrap computes x = a_T·Wsph into x.
+func preWrap[T autodiff.Float](x []float64, aT []T, w []T, tt int) {
+	clear(x)
+	for m, av := range aT {
+		if av == 0 {
+			continue
+		}
+		a := float64(av)
+		row := w[m*tt : (m+1)*tt]
+		for c, wv := range row {
+			x[c] += a * float64(wv)
+		}
+	}
+}
+
+func (p *predictOp[T]) forwardRows(lo, hi int) {
+	s, tt := p.s, p.t
+	d := s + tt
+	K := len(p.wsph)
+	var xbuf [maxPredictT]float64
+	x := xbuf[:tt]
+	for i := lo; i < hi; i++ {
+		ai := p.a.Value.Data[i*d : (i+1)*d]
+		aT, aS := ai[:tt], ai[tt:]
+		for k := 0; k < K; k++ {
+			o := p.out.Value.Data[i*K*d+k*d : i*K*d+(k+1)*d]
+			b := p.bias[k].Value.Data
+			preWrap(x, aT, p.wsph[k].Value.Data, tt)
+			_, _, h := wrapFactor(x, p.r[k])
+			for c, v := range x {
+				o[c] = T(h*v + float64(b[c]))
+			}
+			we := p.weuc[k].Value.Data
+			for c := 0; c < s; c++ {
+				acc := float64(b[tt+c])
+				for m, av := range aS {
+					acc += float64(av) * float64(we[m*s+c])
+				}
+				o[tt+c] = T(acc)
+			}
+		}
+	}
+}
+
+// backwardBlocks handles row blocks [lo, hi). For the time block, with
+// G the upstream gradient, x = a_T·Wsph and γ = G·x, the wrap's backward is
+// (manifold.Wrap) ∂x = G for θ < π, otherwise
+//
+//	∂x = h·G + γ·(θ−ω)/(θ²·n·r)·x,   ∂r += −γ·(θ−ω)/(θ·r);
+//
+// then ∂Wsph += a_Tᵀ∂x, ∂a_T += ∂x·Wsphᵀ; the space block is linear:
+// ∂Weuc += a_Sᵀ G_S, ∂a_S += G_S·Weucᵀ; ∂b += G.
+func (p *predictOp[T]) backwardBlocks(lo, hi int) {
+	s, tt := p.s, p.t
+	d := s + tt
+	K := len(p.wsph)
+	per := tt*tt + s*s + d + 1
+	n := p.a.Value.Rows
+	gradA := p.a.RequiresGrad()
+	var xbuf, gbuf [maxPredictT]float64
+	x, gx := xbuf[:tt], gbuf[:tt]
+	for b := lo; b < hi; b++ {
+		part := p.part[b*K*per : (b+1)*K*per]
+		clear(part)
+		for i := b * predictBlock; i < min((b+1)*predictBlock, n); i++ {
+			ai := p.a.Value.Data[i*d : (i+1)*d]
+			aT, aS := ai[:tt], ai[tt:]
+			var ga []T
+			if gradA {
+				ga = p.a.Grad.Data[i*d : (i+1)*d]
+			}
+			for k := 0; k < K; k++ {
+				pk := part[k*per : (k+1)*per]
+				dWs, dWe, dB := pk[:tt*tt], pk[tt*tt:tt*tt+s*s], pk[tt*tt+s*s:tt*tt+s*s+d]
+				g := p.out.Grad.Data[i*K*d+k*d : i*K*d+(k+1)*d]
+				for c, v := range g {
+					dB[c] += float64(v)
+				}
+				// Time block through the wrap.
+				ws := p.wsph[k].Value.Data
+				preWrap(x, aT, ws, tt)
+				r := p.r[k]
+				th, nx, h := wrapFactor(x, r)
+				if th < math.Pi {
+					for c := range gx {
+						gx[c] = float64(g[c])
+					}
+				} else {
+					gam := 0.0
+					for c, v := range x {
+						gam += float64(g[c]) * v
+					}
+					dw := th - h*th // θ − ω
+					pk[per-1] -= gam * dw / (th * r)
+					f := gam * dw / (th * th * nx * r)
+					for c, v := range x {
+						gx[c] = h*float64(g[c]) + f*v
+					}
+				}
+				for m, av := range aT {
+					a := float64(av)
+					row := dWs[m*tt : (m+1)*tt]
+					acc := 0.0
+					wr := ws[m*tt : (m+1)*tt]
+					for c, gv := range gx {
+						row[c] += a * gv
+						acc += float64(wr[c]) * gv
+					}
+					if gradA {
+						ga[m] += T(acc)
+					}
+				}
+				// Space block.
+				we := p.weuc[k].Value.Data
+				gs := g[tt:]
+				for m, av := range aS {
+					a := float64(av)
+					row := dWe[m*s : (m+1)*s]
+					wr := we[m*s : (m+1)*s]
+					acc := 0.0
+					for c, gv := range gs {
+						row[c] += a * float64(gv)
+						acc += float64(wr[c]) * float64(gv)
+					}
+					if gradA {
+						ga[tt+m] += T(acc)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Backward implements autodiff.Op.
+func (p *predictOp[T]) Backward(out *autodiff.Var[T]) {
+	s, tt := p.s, p.t
+	d := s + tt
+	K := len(p.wsph)
+	per := tt*tt + s*s + d + 1
+	nb := (p.a.Value.Rows + predictBlock - 1) / predictBlock
+	p.part = growF64(p.part, nb*K*per)
+	tensor.ParallelFor(nb, predictBlock*K*4*(tt*tt+s*s+d), p.bwd)
+	add := func(v *autodiff.Var[T], off int) {
+		if !v.RequiresGrad() {
+			return
+		}
+		for q := range v.Grad.Data {
+			acc := 0.0
+			for b := 0; b < nb; b++ {
+				acc += p.part[b*K*per+off+q]
+			}
+			v.Grad.Data[q] += T(acc)
+		}
+	}
+	for k := 0; k < K; k++ {
+		base := k * per
+		add(p.wsph[k], base)
+		add(p.weuc[k], base+tt*tt)
+		add(p.bias[k], base+tt*tt+s*s)
+		if p.beta[k].RequiresGrad() {
+			dr := 0.0
+			for b := 0; b < nb; b++ {
+				dr += p.part[b*K*per+base+per-1]
+			}
+			// ∂β = ∂r·dr/dβ = −∂r/(2r).
+			p.beta[k].Grad.Data[0] += T(-dr / (2 * p.r[k]))
+		}
+	}
+}
