@@ -7,6 +7,8 @@
 // dst[0:32] = (acc ? dst[0:32] : 0) + Σ_{e<n} w[e]·h[idx[e]·stride : idx[e]·stride+32],
 // keeping the 32 outputs in four YMM registers across all n terms, so the
 // output row is loaded and stored once per call instead of once per term.
+// Terms with a zero weight are skipped (like the Go kernels), which halves
+// the work on inputs after dropout.
 TEXT ·axpyRows32(SB), NOSPLIT, $0-49
 	MOVQ dst+0(FP), DI
 	MOVQ h+8(FP), SI
@@ -30,6 +32,9 @@ r32loop0:
 	TESTQ CX, CX
 	JZ r32done
 r32loop:
+	MOVL (R9), R11
+	TESTL $0x7fffffff, R11 // a zero weight (an entry dropped by dropout) adds nothing
+	JZ r32next
 	MOVLQSX (R8), R10
 	IMULQ DX, R10
 	VBROADCASTSS (R9), Y4
@@ -37,6 +42,7 @@ r32loop:
 	VFMADD231PS 32(SI)(R10*1), Y4, Y1
 	VFMADD231PS 64(SI)(R10*1), Y4, Y2
 	VFMADD231PS 96(SI)(R10*1), Y4, Y3
+r32next:
 	ADDQ $4, R8
 	ADDQ $4, R9
 	DECQ CX
@@ -69,10 +75,14 @@ r8loop0:
 	TESTQ CX, CX
 	JZ r8done
 r8loop:
+	MOVL (R9), R11
+	TESTL $0x7fffffff, R11
+	JZ r8next
 	MOVLQSX (R8), R10
 	IMULQ DX, R10
 	VBROADCASTSS (R9), Y4
 	VFMADD231PS (SI)(R10*1), Y4, Y0
+r8next:
 	ADDQ $4, R8
 	ADDQ $4, R9
 	DECQ CX

@@ -26,7 +26,11 @@ func TestAggregateRowsAVXMatchesGo(t *testing.T) {
 		for v := 0; v < rows; v++ {
 			for e := rng.IntN(6); e > 0; e-- { // some rows empty
 				src = append(src, int32(rng.IntN(rows)))
-				w = append(w, rng.Float32())
+				wt := rng.Float32()
+				if rng.IntN(3) == 0 {
+					wt = 0 // dropped by dropout: skipped
+				}
+				w = append(w, wt)
 			}
 			ptr = append(ptr, int32(len(src)))
 		}
