@@ -45,7 +45,11 @@ func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.No
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("model: prcapsnet: %w", err)
 	}
-	x, err := sparseFeatures(ds.X)
+	feats := ds.X
+	if cfg.NormalizeFeatures {
+		feats = data.RowNormalize(feats)
+	}
+	x, err := sparseFeatures(feats)
 	if err != nil {
 		return nil, fmt.Errorf("model: prcapsnet: %s: %w", ds.Name, err)
 	}

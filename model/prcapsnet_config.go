@@ -41,6 +41,9 @@ type PRCapsConfig struct {
 	FixedCurvature bool // freeze β and every β_k at their initial values
 
 	Dropout float64 // on the input features and the stem's hidden layer (default 0.5)
+	// NormalizeFeatures divides each node's input features by their sum
+	// (GCN's usual preprocessing); off by default.
+	NormalizeFeatures bool
 }
 
 // DefaultPRCapsConfig is the configuration of the authors' code (DESIGN §5).

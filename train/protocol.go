@@ -47,6 +47,7 @@ type Summary struct {
 	Runs          int      `json:"runs"`
 	MeanAcc       float64  `json:"mean_acc"`
 	StdAcc        float64  `json:"std_acc"`
+	MeanValAcc    float64  `json:"mean_val_acc"` // for choosing between configurations without test labels
 	Params        int      `json:"params"`
 	TrainSeconds  float64  `json:"train_seconds"`
 	SecondsPerRun float64  `json:"seconds_per_run"`
@@ -57,13 +58,15 @@ type Summary struct {
 // Summarise fills the aggregate fields of s from s.Results.
 func (s *Summary) Summarise() {
 	accs := make([]float64, len(s.Results))
+	vals := make([]float64, len(s.Results))
 	s.TrainSeconds = 0
 	for i, r := range s.Results {
-		accs[i] = r.TestAcc
+		accs[i], vals[i] = r.TestAcc, r.ValAcc
 		s.TrainSeconds += r.Seconds
 	}
 	s.Runs = len(s.Results)
 	s.MeanAcc, s.StdAcc = MeanStd(accs)
+	s.MeanValAcc, _ = MeanStd(vals)
 	if s.Runs > 0 {
 		s.SecondsPerRun = s.TrainSeconds / float64(s.Runs)
 	}

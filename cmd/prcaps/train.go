@@ -26,6 +26,9 @@ type trainFlags struct {
 
 	// PR-CapsNet options (DESIGN §5); the defaults are the model's.
 	caps model.PRCapsConfig
+
+	// Graph classification (train_graph.go).
+	graph graphFlags
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
@@ -63,6 +66,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.caps.NoA, "no-gate-a", false, "prcapsnet: remove the gate's feature-alignment term")
 	fs.BoolVar(&f.caps.NoR, "no-gate-r", false, "prcapsnet: remove the gate's routing-consistency term")
 	fs.BoolVar(&f.caps.FixedCurvature, "fixed-curvature", false, "prcapsnet: freeze the manifold and perspective curvatures")
+	fs.BoolVar(&f.caps.NormalizeFeatures, "normalize-features", false, "prcapsnet: divide each node's features by their sum (GCN always does)")
 	fs.StringVar(&f.optimizer, "optimizer", "", "adam, adamw or radam (RiemannianAdam); empty: the model's default")
 	fs.StringVar(&f.edges, "edges", "", "your own graph: edge list file (CSV/TSV \"src,dst\" per line; see README); replaces --dataset")
 	fs.StringVar(&f.features, "features", "", "with --edges: node features file (\"id,f1,...,fd\" per line); empty: one constant feature")
@@ -70,8 +74,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per run and a summary object on the last line")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
+	f.graph.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if graphTask(fs, &f) {
+		return runTrainGraph(f, stdout, stderr)
 	}
 	if f.seeds < 1 {
 		return usagef("--seeds must be at least 1")
@@ -85,7 +93,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if ds.Task != data.NodeTask {
-		return fmt.Errorf("%s is a graph-classification dataset; graph models arrive with PR-CapsNet (only node models exist yet)", ds.Name)
+		return usagef("%s is a graph-classification dataset: run it with --task graph", ds.Name)
 	}
 	cfg, build, err := nodeModel(f, ds.Node)
 	if err != nil {
