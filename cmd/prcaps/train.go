@@ -12,7 +12,7 @@ import (
 )
 
 // defaultModel is what `prcaps train` trains without --model.
-const defaultModel = "gcn"
+const defaultModel = "prcapsnet"
 
 // trainFlags are the flags of `prcaps train`; zero numeric values mean "the
 // model's default".
