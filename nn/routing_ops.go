@@ -406,7 +406,7 @@ type linkAlignOp[T autodiff.Float] struct {
 	p1, p2, w, out *autodiff.Var[T]
 	ix             *linkIndex
 	k, m           int
-	f32            bool      // T is float32: tanh32 instead of math.Tanh
+	f32            bool      // T is float32: forwardParents32
 	tau, delta     []T       // E×(K·m): tanh values, then G_ek·w_km·(1−τ²)
 	part           []float64 // per-block partial ∂w
 	fwd            func(lo, hi int)
@@ -445,6 +445,10 @@ func linkAlign[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, p1, p2, w *
 }
 
 func (p *linkAlignOp[T]) forwardParents(lo, hi int) {
+	if p.f32 {
+		p.forwardParents32(lo, hi)
+		return
+	}
 	l := p.ix.links
 	km := p.k * p.m
 	w := p.w.Value.Data
@@ -461,35 +465,51 @@ func (p *linkAlignOp[T]) forwardParents(lo, hi int) {
 			for k := range o {
 				lo, hi := k*p.m, (k+1)*p.m
 				s := 0.0
-				switch {
-				case p.f32 && pj == nil:
-					x, tk, wk := pi[lo:hi], tau[lo:hi], w[lo:hi]
-					tk, wk = tk[:len(x)], wk[:len(x)] // bounds hints
-					for q, v := range x {
-						th := tanh32(float64(v))
-						tk[q] = T(th)
-						s += float64(wk[q]) * th
+				for q := lo; q < hi; q++ {
+					x := float64(pi[q])
+					if pj != nil {
+						x += float64(pj[q])
 					}
-				case p.f32:
-					x, y, tk, wk := pi[lo:hi], pj[lo:hi], tau[lo:hi], w[lo:hi]
-					y, tk, wk = y[:len(x)], tk[:len(x)], wk[:len(x)]
-					for q, v := range x {
-						th := tanh32(float64(v) + float64(y[q]))
-						tk[q] = T(th)
-						s += float64(wk[q]) * th
-					}
-				default:
-					for q := lo; q < hi; q++ {
-						x := float64(pi[q])
-						if pj != nil {
-							x += float64(pj[q])
-						}
-						th := math.Tanh(x)
-						tau[q] = T(th)
-						s += float64(w[q]) * th
-					}
+					th := math.Tanh(x)
+					tau[q] = T(th)
+					s += float64(w[q]) * th
 				}
 				o[k] = T(s)
+			}
+		}
+	}
+}
+
+// forwardParents32 is forwardParents for float32, with the tanh and the dot
+// product of each perspective's d_align block in one vector kernel.
+func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
+	l := p.ix.links
+	km := p.k * p.m
+	p1 := any(p.p1.Value.Data).([]float32)
+	w := any(p.w.Value.Data).([]float32)
+	tau := any(p.tau).([]float32)
+	out := any(p.out.Value.Data).([]float32)
+	var p2 []float32
+	if p.p2 != nil {
+		p2 = any(p.p2.Value.Data).([]float32)
+	}
+	for j := lo; j < hi; j++ {
+		var pj []float32
+		if p2 != nil {
+			pj = p2[j*km : (j+1)*km]
+		}
+		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
+			i := int(l.Child[e])
+			pi := p1[i*km : (i+1)*km]
+			te := tau[int(e)*km : int(e+1)*km]
+			o := out[int(e)*p.k : int(e+1)*p.k]
+			for k := range o {
+				lo, hi := k*p.m, (k+1)*p.m
+				var y []float32
+				if pj != nil {
+					y = pj[lo:hi]
+				}
+				o[k] = tensor.TanhAddDot(te[lo:hi], pi[lo:hi], y, w[lo:hi])
 			}
 		}
 	}
@@ -579,27 +599,6 @@ func (p *linkAlignOp[T]) Backward(out *autodiff.Var[T]) {
 	if p.p1.RequiresGrad() {
 		tensor.ParallelFor(l.Children, linkCost(p.ix, km), p.bwdC)
 	}
-}
-
-// tanh32 is tanh to float32 accuracy (relative error below 4e-8, under a
-// float32 half-ulp), about twice as fast as math.Tanh: the odd rational function
-// x·P(x²)/Q(x²) with P of degree 6 and Q of degree 3 in x², fitted (by
-// iteratively reweighted least squares on the relative error) on [0, 9];
-// beyond 9, tanh rounds to ±1 in float32. The per-link tanh of the feature
-// alignment (E·K·d_align of them per iteration) dominates the routing
-// forward pass, so the float32 path uses this; float64 keeps math.Tanh.
-func tanh32(x float64) float64 {
-	if x > 9 {
-		return 1
-	}
-	if x < -9 {
-		return -1
-	}
-	x2 := x * x
-	p := ((((((-9.0337703313182651e-14*x2+5.4918560994336823e-11)*x2-2.0672956488592177e-08)*x2+
-		1.1265443242805658e-05)*x2+0.0031146322246567051)*x2+0.1309358545327545)*x2 + 0.99999999740558165)
-	q := ((0.00025616602078102111*x2+0.024537747580041666)*x2+0.46426915103309296)*x2 + 1
-	return x * p / q
 }
 
 // ---------------------------------------------------------------- detach

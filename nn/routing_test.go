@@ -616,41 +616,6 @@ func TestRoutingLinkCacheBounded(t *testing.T) {
 	}
 }
 
-func TestTanh32(t *testing.T) {
-	worst := 0.0
-	for i := -300000; i <= 300000; i++ {
-		x := float64(i) * 4e-5
-		want := math.Tanh(x)
-		got := tanh32(x)
-		if want != 0 {
-			worst = math.Max(worst, math.Abs(got-want)/math.Abs(want))
-		} else if got != 0 {
-			t.Fatalf("tanh32(0) = %v", got)
-		}
-	}
-	if worst > 4e-8 {
-		t.Fatalf("relative error %g > 4e-8", worst)
-	}
-	for _, x := range []float64{1e-30, -1e-12, 20, -1e6, math.Inf(1), math.Inf(-1)} {
-		if got, want := tanh32(x), math.Tanh(x); math.Abs(got-want) > 4e-8*math.Abs(want) {
-			t.Errorf("tanh32(%v) = %v, want %v", x, got, want)
-		}
-	}
-	if !math.IsNaN(tanh32(math.NaN())) {
-		t.Error("tanh32(NaN) is not NaN")
-	}
-}
-
-func BenchmarkTanh32(b *testing.B) {
-	s := 0.0
-	for i := 0; i < b.N; i++ {
-		s += tanh32(float64(i%1000)*0.006 - 3)
-	}
-	if s == 1 {
-		b.Log(s)
-	}
-}
-
 // randomLinks is NodeLinks of a random graph on n nodes with m undirected
 // edges.
 func randomLinks(n, m int, seed uint64) *Links {

@@ -28,3 +28,9 @@ func sumRows32(dst *float32, h *float32, stride int, idx *int32, n int, acc bool
 //
 //go:noescape
 func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)
+
+// tanhAddDotAVX sets tau[i] = tanh(x[i]+y[i]) for i < n (n a multiple of 8,
+// float32 rational approximation, |error| ≤ 1e-6) and returns Σ w[i]·tau[i].
+//
+//go:noescape
+func tanhAddDotAVX(tau, x, y, w *float32, n int) float32

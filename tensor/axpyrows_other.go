@@ -21,3 +21,7 @@ func sumRows32(dst *float32, h *float32, stride int, idx *int32, n int, acc bool
 func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool) {
 	panic("tensor: sumRows8 without AVX2")
 }
+
+func tanhAddDotAVX(tau, x, y, w *float32, n int) float32 {
+	panic("tensor: tanhAddDotAVX without AVX2")
+}

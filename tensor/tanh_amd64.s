@@ -1,0 +1,82 @@
+//go:build !purego
+
+#include "textflag.h"
+
+DATA tanhc<>+0(SB)/4, $-9.0337703313182651e-14
+DATA tanhc<>+4(SB)/4, $5.4918560994336823e-11
+DATA tanhc<>+8(SB)/4, $-2.0672956488592177e-08
+DATA tanhc<>+12(SB)/4, $1.1265443242805658e-05
+DATA tanhc<>+16(SB)/4, $0.0031146322246567051
+DATA tanhc<>+20(SB)/4, $0.1309358545327545
+DATA tanhc<>+24(SB)/4, $0.99999999740558165
+DATA tanhc<>+28(SB)/4, $0.00025616602078102111
+DATA tanhc<>+32(SB)/4, $0.024537747580041666
+DATA tanhc<>+36(SB)/4, $0.46426915103309296
+DATA tanhc<>+40(SB)/4, $1.0
+DATA tanhc<>+44(SB)/4, $9.0
+DATA tanhc<>+48(SB)/4, $-9.0
+GLOBL tanhc<>(SB), RODATA|NOPTR, $52
+
+// func tanhAddDotAVX(tau, x, y, w *float32, n int) float32
+//
+// For i < n (n a multiple of 8): τ_i = tanh(x_i + y_i) (y may be nil: y = 0),
+// stored in tau; returns Σ w_i·τ_i (summed in float32 lanes, then across
+// lanes). The rational approximation x·P(x²)/Q(x²) of Tanh32, in float32.
+TEXT ·tanhAddDotAVX(SB), NOSPLIT, $0-44
+	MOVQ tau+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ w+24(FP), R8
+	MOVQ n+32(FP), CX
+	VXORPS Y15, Y15, Y15 // Σ w·τ
+	VBROADCASTSS tanhc<>+44(SB), Y13
+	VBROADCASTSS tanhc<>+48(SB), Y14
+	SHRQ $3, CX
+	JZ tdone
+tloop:
+	VMOVUPS (SI), Y0
+	TESTQ DX, DX // y == nil: tanh(x)
+	JZ tnoy
+	VADDPS (DX), Y0, Y0
+	ADDQ $32, DX
+tnoy:
+	VMINPS Y13, Y0, Y0
+	VMAXPS Y14, Y0, Y0
+	VMULPS Y0, Y0, Y1 // x²
+	VBROADCASTSS tanhc<>+0(SB), Y2
+	VBROADCASTSS tanhc<>+4(SB), Y3
+	VFMADD213PS Y3, Y1, Y2 // Y2 = Y2·x² + c1
+	VBROADCASTSS tanhc<>+8(SB), Y3
+	VFMADD213PS Y3, Y1, Y2
+	VBROADCASTSS tanhc<>+12(SB), Y3
+	VFMADD213PS Y3, Y1, Y2
+	VBROADCASTSS tanhc<>+16(SB), Y3
+	VFMADD213PS Y3, Y1, Y2
+	VBROADCASTSS tanhc<>+20(SB), Y3
+	VFMADD213PS Y3, Y1, Y2
+	VBROADCASTSS tanhc<>+24(SB), Y3
+	VFMADD213PS Y3, Y1, Y2 // P
+	VBROADCASTSS tanhc<>+28(SB), Y4
+	VBROADCASTSS tanhc<>+32(SB), Y3
+	VFMADD213PS Y3, Y1, Y4
+	VBROADCASTSS tanhc<>+36(SB), Y3
+	VFMADD213PS Y3, Y1, Y4
+	VBROADCASTSS tanhc<>+40(SB), Y3
+	VFMADD213PS Y3, Y1, Y4 // Q
+	VMULPS Y2, Y0, Y0
+	VDIVPS Y4, Y0, Y0 // τ
+	VMOVUPS Y0, (DI)
+	VFMADD231PS (R8), Y0, Y15
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	DECQ CX
+	JNZ tloop
+tdone:
+	VEXTRACTF128 $1, Y15, X1
+	VADDPS X1, X15, X15
+	VHADDPS X15, X15, X15
+	VHADDPS X15, X15, X15
+	VMOVSS X15, ret+40(FP)
+	VZEROUPPER
+	RET
