@@ -13,7 +13,15 @@ type Links struct {
 	Children int
 	Ptr      []int32 // len Parents+1
 	Child    []int32 // len Ptr[Parents], each in [0, Children)
+
+	gen uint64 // bumped by Changed: routing layers rebuild their cached index
 }
+
+// Changed tells the routing layers that l was rebuilt in place (a reused
+// mini-batch buffer, see NodeLinksInto and ClassLinksInto): their cached
+// index of l is rebuilt, reusing its memory, on the next use. l must not be
+// rebuilt while a pass that uses it is in flight (forward or backward).
+func (l *Links) Changed() { l.gen++ }
 
 // NumLinks is the number of child→parent links.
 func (l *Links) NumLinks() int { return len(l.Child) }
@@ -42,7 +50,19 @@ func (l *Links) Validate() error {
 // node is a parent capsule whose children are its in-neighbours and itself
 // (the self-loop is added where missing, keeping each row sorted).
 func NodeLinks(n int, ptr, src []int32) *Links {
-	l := &Links{Parents: n, Children: n, Ptr: make([]int32, n+1), Child: make([]int32, 0, len(src)+n)}
+	l := &Links{Ptr: make([]int32, 0, n+1), Child: make([]int32, 0, len(src)+n)}
+	return NodeLinksInto(l, n, ptr, src)
+}
+
+// NodeLinksInto is NodeLinks building into dst, reusing its slices (no
+// allocation once they are large enough); it calls dst.Changed and returns
+// dst.
+func NodeLinksInto(dst *Links, n int, ptr, src []int32) *Links {
+	l := dst
+	l.Parents, l.Children = n, n
+	l.Ptr = growI32(l.Ptr, n+1)
+	l.Ptr[0] = 0
+	l.Child = l.Child[:0]
 	for v := 0; v < n; v++ {
 		self := false
 		for _, u := range src[ptr[v]:ptr[v+1]] {
@@ -59,5 +79,13 @@ func NodeLinks(n int, ptr, src []int32) *Links {
 		}
 		l.Ptr[v+1] = int32(len(l.Child))
 	}
+	l.Changed()
 	return l
+}
+
+func growI32(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
+	}
+	return b[:n]
 }

@@ -306,12 +306,11 @@ func (r *Routing[T]) CurvatureParams() []*autodiff.Var[T] {
 func (r *Routing[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
 	cfg := r.Cfg
 	dims := cfg.Dims
-	d, tt, K := dims.Tangent(), dims.T, r.K
+	tt, K := dims.T, r.K
 	ix := r.cache.get(links)
 	if u.Value.Rows != links.Children || u.Value.Cols != dims.Ambient() {
 		panic(fmt.Sprintf("nn: routing: u is %d×%d, want %d×%d (children × ambient)", u.Value.Rows, u.Value.Cols, links.Children, dims.Ambient()))
 	}
-	E := links.NumLinks()
 	acr := cfg.Kind == ACR
 
 	// Step 1: tangent coordinates of the children and the K predictions.
@@ -332,6 +331,20 @@ func (r *Routing[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], link
 	} else {
 		xi = predict(t, a, r.Wsph, r.Weuc, r.B, betas, dims.S, tt)
 	}
+	return r.route(t, ix, a, xi, betas, beta)
+}
+
+// route runs steps 2-5 of Forward (gates, coupling, aggregation,
+// activation, agreement) for the children's tangent coordinates a (C×d),
+// their predictions xi (C×(K·d)) and the curvatures β_k (betas) and β. It is
+// shared by node-level routing (Forward) and graph-level routing
+// (GraphRouting.Forward, whose children are per-class copies of the nodes).
+func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, xi *autodiff.Var[T], betas []*autodiff.Var[T], beta *autodiff.Var[T]) *autodiff.Var[T] {
+	cfg := r.Cfg
+	dims := cfg.Dims
+	d, tt, K := dims.Tangent(), dims.T, r.K
+	E := ix.links.NumLinks()
+	acr := cfg.Kind == ACR
 
 	var betaRow, p1 *autodiff.Var[T]
 	if acr {

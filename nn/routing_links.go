@@ -22,35 +22,62 @@ type linkIndex struct {
 	// self is the identity linking of the children (parent i has the single
 	// child i), for per-child terms of the first routing iteration.
 	self *linkIndex
+	// gen is links.gen when the index was built (see Links.Changed).
+	gen  uint64
+	fill []int32 // scratch of the build
 }
 
 // identityIndex returns the index of n parents each with the single child
 // of the same number.
 func identityIndex(n int) *linkIndex {
-	l := &Links{Parents: n, Children: n, Ptr: make([]int32, n+1), Child: make([]int32, n)}
+	return identityInto(nil, n)
+}
+
+// identityInto is identityIndex rebuilding x (nil: a new one) in place.
+func identityInto(x *linkIndex, n int) *linkIndex {
+	var l *Links
+	if x != nil {
+		l = x.links
+	} else {
+		l = &Links{}
+	}
+	l.Parents, l.Children = n, n
+	l.Ptr = growI32(l.Ptr, n+1)
+	l.Child = growI32(l.Child, n)
+	l.Ptr[0] = 0
 	for i := 0; i < n; i++ {
 		l.Ptr[i+1] = int32(i + 1)
 		l.Child[i] = int32(i)
 	}
-	x, err := newLinkIndex(l)
-	if err != nil {
+	if x == nil {
+		x = &linkIndex{}
+	}
+	if err := x.build(l); err != nil {
 		panic(err)
 	}
 	return x
 }
 
 func newLinkIndex(l *Links) (*linkIndex, error) {
-	if err := l.Validate(); err != nil {
+	x := &linkIndex{}
+	if err := x.build(l); err != nil {
 		return nil, err
 	}
-	E := l.NumLinks()
-	x := &linkIndex{
-		links:     l,
-		parent:    make([]int32, E),
-		childPtr:  make([]int32, l.Children+1),
-		childLink: make([]int32, E),
-		inv:       make([]int32, E),
+	return x, nil
+}
+
+// build (re)computes x for l, reusing x's slices.
+func (x *linkIndex) build(l *Links) error {
+	if err := l.Validate(); err != nil {
+		return err
 	}
+	E := l.NumLinks()
+	x.links, x.gen = l, l.gen
+	x.parent = growI32(x.parent, E)
+	x.childPtr = growI32(x.childPtr, l.Children+1)
+	clear(x.childPtr)
+	x.childLink = growI32(x.childLink, E)
+	x.inv = growI32(x.inv, E)
 	for j := 0; j < l.Parents; j++ {
 		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
 			x.parent[e] = int32(j)
@@ -62,7 +89,8 @@ func newLinkIndex(l *Links) (*linkIndex, error) {
 	for i := 0; i < l.Children; i++ {
 		x.childPtr[i+1] += x.childPtr[i]
 	}
-	fill := make([]int32, l.Children)
+	x.fill = growI32(x.fill, l.Children)
+	fill := x.fill
 	copy(fill, x.childPtr[:l.Children])
 	for e, c := range l.Child {
 		p := fill[c]
@@ -70,7 +98,7 @@ func newLinkIndex(l *Links) (*linkIndex, error) {
 		x.childLink[p] = int32(e)
 		x.inv[e] = p
 	}
-	return x, nil
+	return nil
 }
 
 // linkCacheSize bounds the number of Links a layer keeps indices for: enough
@@ -92,10 +120,16 @@ type linkCache struct {
 func (c *linkCache) get(l *Links) *linkIndex {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.last != nil && c.last.links == l {
+	if c.last != nil && c.last.links == l && c.last.gen == l.gen {
 		return c.last
 	}
 	if x, ok := c.m[l]; ok {
+		if x.gen != l.gen { // rebuilt in place (Links.Changed): reuse the memory
+			if err := x.build(l); err != nil {
+				panic(fmt.Sprintf("nn: routing: %v", err))
+			}
+			x.self = identityInto(x.self, l.Children)
+		}
 		c.last = x
 		return x
 	}

@@ -17,12 +17,12 @@ import (
 func refRouting[T autodiff.Float](r *Routing[T], u [][]float64, beta float64, l *Links) (v [][]float64, mass []float64) {
 	cfg := r.Cfg
 	dims := cfg.Dims
-	d, tt, s, K := dims.Tangent(), dims.T, dims.S, r.K
+	tt, s, K := dims.T, dims.S, r.K
 	acr := cfg.Kind == ACR
 	val := func(p *autodiff.Var[T], i, j int) float64 { return float64(p.Value.Data[i*p.Value.Cols+j]) }
 
 	// Step 1.
-	C, P, E := l.Children, l.Parents, l.NumLinks()
+	C, E := l.Children, l.NumLinks()
 	a := make([][]float64, C)
 	xi := make([][][]float64, C) // [i][k][c]
 	betaK := make([]float64, K)
@@ -54,6 +54,24 @@ func refRouting[T autodiff.Float](r *Routing[T], u [][]float64, beta float64, l 
 			xi[i][k] = x
 		}
 	}
+	xiE := make([][][]float64, E)
+	for e, i := range l.Child {
+		xiE[e] = xi[i]
+	}
+	return refRoute(r, a, xiE, betaK, beta, l)
+}
+
+// refRoute is steps 2-5 of the reference routing, for the children's
+// tangent coordinates a and the predictions xiE[e][k] of each link e
+// (node-level routing: ξ of the link's child; graph-level: ξ of the child
+// under the parent's class weights).
+func refRoute[T autodiff.Float](r *Routing[T], a [][]float64, xiE [][][]float64, betaK []float64, beta float64, l *Links) (v [][]float64, mass []float64) {
+	cfg := r.Cfg
+	dims := cfg.Dims
+	d, K := dims.Tangent(), r.K
+	acr := cfg.Kind == ACR
+	val := func(p *autodiff.Var[T], i, j int) float64 { return float64(p.Value.Data[i*p.Value.Cols+j]) }
+	P, E := l.Parents, l.NumLinks()
 	parent := make([]int, E)
 	for j := 0; j < P; j++ {
 		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
@@ -134,7 +152,7 @@ func refRouting[T autodiff.Float](r *Routing[T], u [][]float64, beta float64, l 
 			if !cfg.NoR {
 				h := make([]float64, K)
 				for k := range h {
-					h[k] = manifold.TangentMetric(z[j], xi[i][k], dims)
+					h[k] = manifold.TangentMetric(z[j], xiE[e][k], dims)
 				}
 				for k := range logit {
 					wh := 0.0
@@ -161,12 +179,12 @@ func refRouting[T autodiff.Float](r *Routing[T], u [][]float64, beta float64, l 
 			S[j] = make([]float64, d)
 		}
 		for e := 0; e < E; e++ {
-			i, j := int(l.Child[e]), parent[e]
+			j := parent[e]
 			for k := 0; k < K; k++ {
 				w := c[e] * gamma[e][k]
 				mass[j] += w
 				for cc := range S[j] {
-					S[j][cc] += w * xi[i][k][cc]
+					S[j][cc] += w * xiE[e][k][cc]
 				}
 			}
 		}
@@ -178,9 +196,9 @@ func refRouting[T autodiff.Float](r *Routing[T], u [][]float64, beta float64, l 
 		}
 		// Step 5: agreement.
 		for e := 0; e < E; e++ {
-			i, j := int(l.Child[e]), parent[e]
+			j := parent[e]
 			for k := 0; k < K; k++ {
-				b[e] += gamma[e][k] * manifold.TangentMetric(z[j], xi[i][k], dims)
+				b[e] += gamma[e][k] * manifold.TangentMetric(z[j], xiE[e][k], dims)
 			}
 		}
 	}

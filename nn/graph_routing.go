@@ -1,0 +1,164 @@
+package nn
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/manifold"
+)
+
+// MaxGraphClasses bounds the number of classes of graph-level routing (the
+// stack scratch of GraphRouting.Forward).
+const MaxGraphClasses = 64
+
+// GraphRouting is the graph-level capsule routing layer of the graph
+// classification network (DESIGN §5 "Graph classification network",
+// Algorithm 1 with W_{j,k} per parent): the children are the node capsules
+// of each graph of a mini-batch, the parents one capsule per class per graph
+// (G·C parents), and the prediction weights depend on the parent's class:
+//
+//	ξ_{j|i,k} = (wrap_{r_k}(a_{i,T}·Wsph[c][k]), a_{i,S}·Weuc[c][k]) + B[c][k],  c = class of j.
+//
+// Everything else — the ACR gates (shared over classes), the coupling
+// softmax over the children of each parent (that is, over the nodes of the
+// parent's graph, per class), the aggregation, activation and agreement — is
+// the node-level layer's (Routing.route). It is implemented by giving every
+// node one virtual child per class, c·N + i, holding ξ of class c: the
+// parent (g, c) links to the virtual children c·N + i of the nodes i of
+// graph g (ClassLinks), so the per-link kernels of the node layer apply
+// unchanged and no E×K×d temporaries are formed.
+//
+// Class 0's prediction weights are the embedded Routing's Wsph, Weuc and B
+// (Wsph[0], Weuc[0], B[0] alias them); the gate parameters and ρ_k are the
+// embedded Routing's. Initialisation as in NewRouting: I + U(±0.05) per
+// class and perspective, zero biases.
+type GraphRouting[T autodiff.Float] struct {
+	*Routing[T]
+	Classes int
+	// Wsph[c][k], Weuc[c][k], B[c][k]: the prediction weights of class c.
+	Wsph, Weuc, B [][]*autodiff.Var[T]
+}
+
+// NewGraphRouting returns a graph-level routing layer to classes parent
+// capsules per graph (cfg as for NewRouting, with the default coupling over
+// the children of each parent: CouplingOverParents is rejected).
+func NewGraphRouting[T autodiff.Float](name string, cfg RoutingConfig, classes int, rng *rand.Rand) (*GraphRouting[T], error) {
+	if classes < 1 || classes > MaxGraphClasses {
+		return nil, fmt.Errorf("nn: graph routing %s: %d classes, need 1 … %d", name, classes, MaxGraphClasses)
+	}
+	if cfg.Coupling != CouplingOverChildren {
+		// The virtual children would normalise each (node, class) pair on
+		// its own (c ≡ 1) instead of over the node's class capsules.
+		return nil, fmt.Errorf("nn: graph routing %s: only coupling over the children of each parent is supported", name)
+	}
+	r, err := NewRouting[T](name, cfg, rng)
+	if err != nil {
+		return nil, err
+	}
+	g := &GraphRouting[T]{Routing: r, Classes: classes}
+	g.Wsph = append(g.Wsph, r.Wsph)
+	g.Weuc = append(g.Weuc, r.Weuc)
+	g.B = append(g.B, r.B)
+	s, t, d := r.Cfg.Dims.S, r.Cfg.Dims.T, r.Cfg.Dims.Tangent()
+	for c := 1; c < classes; c++ {
+		var ws, we, bs []*autodiff.Var[T]
+		for k := 0; k < r.K; k++ {
+			w := autodiff.NewParam[T](fmt.Sprintf("%s.class%d.wsph%d", name, c, k), t, t)
+			nearIdentity(w, rng)
+			e := autodiff.NewParam[T](fmt.Sprintf("%s.class%d.weuc%d", name, c, k), s, s)
+			nearIdentity(e, rng)
+			ws, we = append(ws, w), append(we, e)
+			bs = append(bs, autodiff.NewParam[T](fmt.Sprintf("%s.class%d.bias%d", name, c, k), 1, d))
+		}
+		g.Wsph, g.Weuc, g.B = append(g.Wsph, ws), append(g.Weuc, we), append(g.B, bs)
+	}
+	return g, nil
+}
+
+// nearIdentity sets the square p to I + U(±0.05).
+func nearIdentity[T autodiff.Float](p *autodiff.Var[T], rng *rand.Rand) {
+	Uniform(p, -0.05, 0.05, rng)
+	for i := 0; i < p.Value.Rows; i++ {
+		p.Value.Data[i*p.Value.Cols+i] += 1
+	}
+}
+
+// Params lists the weight-decayed parameters: the embedded Routing's (class
+// 0's prediction weights and the gate's) and the other classes' prediction
+// weights.
+func (g *GraphRouting[T]) Params() []*autodiff.Var[T] {
+	ps := g.Routing.Params()
+	for c := 1; c < g.Classes; c++ {
+		for k := 0; k < g.K; k++ {
+			ps = append(ps, g.Wsph[c][k], g.Weuc[c][k], g.B[c][k])
+		}
+	}
+	return ps
+}
+
+// ClassLinksInto builds into dst (reusing its slices) the links of
+// graph-level routing for a mini-batch whose graph g holds the nodes
+// seg[g] … seg[g+1]−1 of N = seg[G] nodes: parent g·classes + c has the
+// children c·N + i for the nodes i of graph g (see GraphRouting). It calls
+// dst.Changed and returns dst.
+func ClassLinksInto(dst *Links, seg []int32, classes int) *Links {
+	G := len(seg) - 1
+	N := int(seg[G])
+	dst.Parents, dst.Children = G*classes, classes*N
+	dst.Ptr = growI32(dst.Ptr, G*classes+1)
+	dst.Child = growI32(dst.Child, classes*N)
+	dst.Ptr[0] = 0
+	e := 0
+	for g := 0; g < G; g++ {
+		for c := 0; c < classes; c++ {
+			for i := seg[g]; i < seg[g+1]; i++ {
+				dst.Child[e] = int32(c*N) + i
+				e++
+			}
+			dst.Ptr[g*classes+c+1] = int32(e)
+		}
+	}
+	dst.Changed()
+	return dst
+}
+
+// Forward routes the node capsules u (N × D points on Q with curvature
+// beta) of a mini-batch of graphs to the class capsules of each graph and
+// returns them as (G·C) × D, row g·C + c the capsule of class c of graph g
+// (the layout PRCC.ForwardPerClass reads). links must come from
+// ClassLinksInto for the batch's node segments and g.Classes, so that
+// links.Children = C·N. See GraphRouting and Routing.Forward.
+func (g *GraphRouting[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
+	r := g.Routing
+	dims := r.Cfg.Dims
+	C, K := g.Classes, r.K
+	N := u.Value.Rows
+	if u.Value.Cols != dims.Ambient() || links.Children != C*N || links.Parents%C != 0 {
+		panic(fmt.Sprintf("nn: graph routing: u is %d×%d and links have %d children, %d parents; want N×%d with C·N children, C = %d",
+			u.Value.Rows, u.Value.Cols, links.Children, links.Parents, dims.Ambient(), C))
+	}
+	ix := r.cache.get(links)
+	a := manifold.LogO(t, u, beta, dims)
+	var betaBuf [maxGateK]*autodiff.Var[T]
+	betas := betaBuf[:K]
+	for k := range betas {
+		betas[k] = beta
+		if r.Cfg.Kind == ACR {
+			betas[k] = manifold.Beta(t, r.Rho[k])
+		}
+	}
+	if C == 1 {
+		xi := predict(t, a, g.Wsph[0], g.Weuc[0], g.B[0], betas, dims.S, dims.T)
+		return r.route(t, ix, a, xi, betas, beta)
+	}
+	var xiBuf, aBuf [MaxGraphClasses]*autodiff.Var[T]
+	xis, as := xiBuf[:C], aBuf[:C]
+	for c := range xis {
+		xis[c] = predict(t, a, g.Wsph[c], g.Weuc[c], g.B[c], betas, dims.S, dims.T)
+		as[c] = a
+	}
+	xi := autodiff.ConcatRows(t, xis...) // (C·N) × (K·d), virtual child c·N + i
+	at := autodiff.ConcatRows(t, as...)  // (C·N) × d
+	return r.route(t, ix, at, xi, betas, beta)
+}
