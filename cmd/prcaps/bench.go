@@ -24,7 +24,7 @@ type benchFlags struct {
 	suite, tables, datasets, models string
 	root, split, out                string
 	seeds, firstSeed, epochs        int
-	repeat                          int
+	repeat, folds                   int
 	asJSON, quiet, speed, list      bool
 	suiteSet                        bool // --suite was given
 }
@@ -56,7 +56,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		"curvature iters dims k gates layers), speed (median wall time of whole 200-epoch Cora runs).\n"+
 		"Datasets whose files are missing are skipped with a note.", stderr)
 	var f benchFlags
-	fs.StringVar(&f.suite, "suite", "node", "node, ablation or speed")
+	fs.StringVar(&f.suite, "suite", "node", "node, ablation, graph (Table 2 under the graph protocol) or speed")
+	fs.IntVar(&f.folds, "folds", 10, "graph tables: stratified cross-validation folds")
 	fs.BoolVar(&f.speed, "speed", false, "same as --suite speed")
 	fs.StringVar(&f.tables, "tables", "", "comma-separated tables to run (t3 t4 t5 curvature iters dims k gates layers; see --list); without --suite, from any suite")
 	fs.StringVar(&f.datasets, "dataset", "", "comma-separated datasets replacing every selected table's datasets (speed: the first one)")
@@ -79,8 +80,10 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		f.suite = "speed"
 	}
 	switch {
-	case f.suite != "node" && f.suite != "ablation" && f.suite != "speed":
-		return f, usagef("--suite must be node, ablation or speed, not %q", f.suite)
+	case f.suite != "node" && f.suite != "ablation" && f.suite != "graph" && f.suite != "speed":
+		return f, usagef("--suite must be node, ablation, graph or speed, not %q", f.suite)
+	case f.folds < 2:
+		return f, usagef("--folds must be at least 2")
 	case f.seeds < 1:
 		return f, usagef("--seeds must be at least 1")
 	case f.repeat < 1:
@@ -116,7 +119,7 @@ func selectTables(f benchFlags) ([]benchTable, error) {
 	suites := benchSuites()
 	pool := suites[f.suite]
 	if f.tables != "" && !f.suiteSet {
-		pool = append(slices.Clone(suites["node"]), suites["ablation"]...)
+		pool = append(append(slices.Clone(suites["node"]), suites["ablation"]...), suites["graph"]...)
 	}
 	tables := pool
 	if names := splitList(f.tables); len(names) > 0 {
@@ -169,7 +172,7 @@ func filterModels(vs []benchVariant, models string) []benchVariant {
 
 // listSuites prints every table of every suite with its datasets and variants.
 func listSuites(w io.Writer) error {
-	for _, suite := range []string{"node", "ablation"} {
+	for _, suite := range []string{"node", "ablation", "graph"} {
 		fmt.Fprintf(w, "suite %s:\n", suite)
 		for _, t := range benchSuites()[suite] {
 			fmt.Fprintf(w, "  %-10s %s\n  %-10s datasets: %s\n", t.Name, t.Title, "", strings.Join(t.Datasets, ", "))
@@ -228,17 +231,25 @@ type benchDataset struct {
 	ds  *data.Dataset
 }
 
-// load reads a node dataset once per bench.
-func (b *bencher) load(name string) (*data.Dataset, error) {
+// load reads a dataset once per bench; task is the table's.
+func (b *bencher) load(name string, task data.Task) (*data.Dataset, error) {
 	if l, ok := b.cache[name]; ok {
 		return l.ds, l.err
 	}
 	ds, err := data.Load(name, data.Options{Root: b.f.root})
-	if err == nil && ds.Task != data.NodeTask {
-		err = fmt.Errorf("%s is a graph-classification dataset; bench runs node tables", ds.Name)
+	if err == nil && ds.Task != task {
+		err = fmt.Errorf("%s is a %v-classification dataset; the table is a %v-classification one", ds.Name, ds.Task, task)
 	}
 	b.cache[name] = loadedData{ds, err}
 	return ds, err
+}
+
+// tableTask is the task of t's datasets.
+func tableTask(t benchTable) data.Task {
+	if t.Graph {
+		return data.GraphTask
+	}
+	return data.NodeTask
 }
 
 // datasets loads t's datasets, skipping (with a note) those whose files are missing.
@@ -246,7 +257,7 @@ func (b *bencher) datasets(t benchTable) ([]benchDataset, []string, error) {
 	var out []benchDataset
 	var notes []string
 	for _, name := range t.Datasets {
-		ds, err := b.load(name)
+		ds, err := b.load(name, tableTask(t))
 		if errors.Is(err, data.ErrNeedsData) || errors.Is(err, data.ErrMissing) {
 			notes = append(notes, fmt.Sprintf("Skipped %s: %v.", displayName(name), err))
 			b.prog.line("%s: skipping %s: %v", t.Name, name, err)
@@ -255,7 +266,7 @@ func (b *bencher) datasets(t benchTable) ([]benchDataset, []string, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if b.f.split == "public" && ds.Node.Public == nil {
+		if !t.Graph && b.f.split == "public" && ds.Node.Public == nil {
 			notes = append(notes, fmt.Sprintf("Skipped %s: it has no public split.", ds.Name))
 			b.prog.line("%s: skipping %s: no public split", t.Name, ds.Name)
 			continue
@@ -334,14 +345,23 @@ func (b *bencher) runTable(t benchTable) (*report.Table, error) {
 			}
 		}
 	}
-	return renderBench(t, dss, res, b.protocolNote(), notes), nil
+	note := b.protocolNote()
+	if t.Graph {
+		note = b.graphProtocolNote()
+	}
+	return renderBench(t, dss, res, note, notes), nil
 }
 
 // variantConfig is v's model and training configuration under the flags.
-func (b *bencher) variantConfig(v benchVariant) (model.NodeConfig, train.Config, error) {
+func (b *bencher) variantConfig(t benchTable, v benchVariant) (model.NodeConfig, train.Config, error) {
 	mc, tc, err := model.DefaultNodeConfig(v.Model)
 	if err != nil {
 		return mc, tc, err
+	}
+	if t.Graph {
+		if mc.PRCaps, tc, err = model.DefaultGraphConfig(v.Model); err != nil {
+			return mc, tc, err
+		}
 	}
 	if v.Apply != nil {
 		v.Apply(&mc)
@@ -356,11 +376,11 @@ func (b *bencher) variantConfig(v benchVariant) (model.NodeConfig, train.Config,
 // configuration there, in which case it returns that result and where it
 // came from. Either way it prints the JSON record.
 func (b *bencher) memoVariant(t benchTable, v benchVariant, d benchDataset) (train.Summary, string, error) {
-	mc, tc, err := b.variantConfig(v)
+	mc, tc, err := b.variantConfig(t, v)
 	if err != nil {
 		return train.Summary{}, "", err
 	}
-	key := fmt.Sprintf("%+v|%+v|%s", mc, tc, d.key)
+	key := fmt.Sprintf("%+v|%+v|%s|%v", mc, tc, d.key, t.Graph)
 	from := ""
 	m, reused := b.memo[key]
 	if reused {
@@ -385,6 +405,9 @@ func (b *bencher) memoVariant(t benchTable, v benchVariant, d benchDataset) (tra
 
 // runVariant runs the node protocol for v (configured as mc, tc) on ds.
 func (b *bencher) runVariant(t benchTable, v benchVariant, mc model.NodeConfig, tc train.Config, ds *data.Dataset) (train.Summary, error) {
+	if t.Graph {
+		return b.runGraphVariant(t, v, mc, tc, ds)
+	}
 	proto := train.NodeProtocol{Split: b.f.split, Seeds: b.f.seeds, FirstSeed: uint64(b.f.firstSeed)}
 	b.prog.line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
 	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)

@@ -36,7 +36,7 @@ func (b *bencher) runSpeed(vs []benchVariant) error {
 	if ds := splitList(b.f.datasets); len(ds) > 0 {
 		name = ds[0]
 	}
-	ds, err := b.load(name)
+	ds, err := b.load(name, data.NodeTask)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (b *bencher) runSpeed(vs []benchVariant) error {
 
 // timeVariant runs v --repeat times on ds and returns its table row.
 func (b *bencher) timeVariant(v benchVariant, ds *data.Dataset) ([]string, error) {
-	mc, tc, err := b.variantConfig(v)
+	mc, tc, err := b.variantConfig(benchTable{}, v)
 	if err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func checkVariants(t *testing.T, b *bencher, tb benchTable, cora *data.NodeDatas
 			t.Errorf("%s: variant %q: empty or duplicate label, or keys %v do not match columns %v", tb.Name, v.Label, v.keys(), tb.KeyCols)
 		}
 		labels[v.Label] = true
-		mc, tc, err := b.variantConfig(v)
+		mc, tc, err := b.variantConfig(tb, v)
 		if err != nil {
 			t.Errorf("%s: %s: %v", tb.Name, v.Label, err)
 			continue
@@ -186,7 +186,7 @@ func TestBenchUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--suite", "graph"}, "--suite must be"},
+		{[]string{"--suite", "bogus"}, "--suite must be"},
 		{[]string{"--tables", "t9"}, `unknown table "t9"`},
 		{[]string{"--suite", "node", "--tables", "t4"}, `unknown table "t4"`},
 		{[]string{"--seeds", "0"}, "--seeds must be at least 1"},

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/train"
+)
+
+// graphFlags are the graph-classification flags of `prcaps train` (DESIGN
+// §6 graph protocol).
+type graphFlags struct {
+	task                                    string
+	folds, foldSeed, batch, parallel, first int
+	modelSet                                bool
+}
+
+func (g *graphFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.task, "task", "", "node or graph; empty: the dataset's task (graph for mutag nci1 nci109 dd proteins)")
+	fs.IntVar(&g.folds, "folds", 10, "graph: stratified cross-validation folds (the paper's protocol: 10)")
+	fs.IntVar(&g.foldSeed, "fold-seed", 0, "graph: seed of the fold assignment (fixed across models)")
+	fs.IntVar(&g.first, "only-folds", 0, "graph: run only the first N folds (0: all)")
+	fs.IntVar(&g.batch, "batch", train.DefaultBatchSize, "graph: training mini-batch size (graphs)")
+	fs.IntVar(&g.parallel, "parallel", 1, "graph: folds trained concurrently (results do not depend on it)")
+}
+
+// graphTask reports whether the parsed flags ask for graph classification:
+// --task graph, or no --task and a registry dataset of the graph task. With
+// --task graph and no --dataset the dataset is MUTAG (embedded).
+func graphTask(fs *flag.FlagSet, f *trainFlags) bool {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	f.graph.modelSet = set["model"]
+	switch strings.ToLower(f.graph.task) {
+	case "graph":
+		if !set["dataset"] {
+			f.dataset = "mutag"
+		}
+		return true
+	case "node":
+		return false
+	}
+	if f.edges != "" {
+		return false
+	}
+	in, ok := data.Lookup(f.dataset)
+	return ok && in.Task == data.GraphTask
+}
+
+// runTrainGraph trains a graph-classification model under the graph
+// protocol (stratified k-fold CV with an inner 10% validation split).
+func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
+	switch t := strings.ToLower(f.graph.task); t {
+	case "", "graph", "node":
+	default:
+		return usagef("--task must be node or graph, not %q", t)
+	}
+	if f.edges != "" {
+		return usagef("--edges gives a node-classification dataset; graph classification reads TU datasets")
+	}
+	if f.graph.folds < 2 || f.graph.batch < 1 {
+		return usagef("--folds must be at least 2 and --batch at least 1")
+	}
+	name := f.model
+	if !f.graph.modelSet {
+		name = "prcapsnet"
+	}
+	caps, tc, err := model.DefaultGraphConfig(name)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	override(&tc, f)
+	// PR-CapsNet options: the node flags' values (their defaults are the
+	// graph defaults too), with hidden and dropout when given.
+	caps = f.caps
+	if f.hidden > 0 {
+		caps.Hidden = f.hidden
+	}
+	if f.dropout >= 0 {
+		caps.Dropout = f.dropout
+	}
+	prog := newProgress(stderr, f.quiet || f.asJSON && !isTerminal(stderr))
+	ds0, err := data.Load(f.dataset, data.Options{Root: f.root, NodeAttr: f.nodeAttr})
+	if err != nil {
+		return err
+	}
+	if ds0.Task != data.GraphTask {
+		return usagef("%s is a node-classification dataset: run it without --task graph", ds0.Name)
+	}
+	ds := ds0.Graph
+	build := func(seed uint64) (train.GraphModel, error) { return model.NewGraphModel(ds, name, caps, seed) }
+	if _, err := build(uint64(f.firstSeed)); err != nil {
+		return err
+	}
+	proto := train.GraphProtocol{Folds: f.graph.folds, FoldSeed: uint64(f.graph.foldSeed), FirstSeed: uint64(f.firstSeed),
+		BatchSize: f.graph.batch, Parallel: f.graph.parallel, OnlyFolds: f.graph.first}
+	nodes := 0
+	for _, g := range ds.Graphs {
+		nodes += g.Graph.N
+	}
+	runs := f.graph.folds
+	if f.graph.first > 0 && f.graph.first < runs {
+		runs = f.graph.first
+	}
+	prog.line("%s on %s (%d graphs, %d nodes, %d features, %d classes; from %s), %s, %d epochs, batch %d",
+		name, ds.Name, len(ds.Graphs), nodes, ds.NumFeatures, ds.NumClasses, ds0.From, proto.Name(), tc.Epochs, f.graph.batch)
+	enc := json.NewEncoder(stdout)
+	sum, err := train.RunGraphProtocol(ds, build, proto, tc,
+		func(fold int, e train.Epoch) {
+			prog.update(fmt.Sprintf("fold %d/%d", fold+1, runs), e.Epoch, tc.Epochs,
+				fmt.Sprintf("loss %.4f train %.3f val %.3f", e.Loss, e.TrainAcc, e.ValAcc))
+		},
+		func(fold int, r train.Result) {
+			if f.asJSON {
+				enc.Encode(runRecord{ds.Name, "graph", name, proto.Name(), fold, r})
+				return
+			}
+			prog.line("fold %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2fs",
+				fold+1, runs, r.Seed, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
+		})
+	if err != nil {
+		return err
+	}
+	sum.Model = name
+	if f.asJSON {
+		return enc.Encode(sum)
+	}
+	fmt.Fprintf(stdout, "%s on %s, %s: test accuracy %.2f ± %.2f %% over %d fold(s); %d parameters; %.2f s per fold\n",
+		sum.Model, sum.Dataset, sum.Protocol, 100*sum.MeanAcc, 100*sum.StdAcc, sum.Runs, sum.Params, sum.SecondsPerRun)
+	return nil
+}

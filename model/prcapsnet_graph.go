@@ -1,0 +1,281 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
+	"github.com/prcaps/prcaps/optim"
+	"github.com/prcaps/prcaps/tensor"
+	"github.com/prcaps/prcaps/train"
+)
+
+// GraphModels lists the graph-classification models by command-line name.
+func GraphModels() []string { return []string{"prcapsnet"} }
+
+// DefaultGraphConfig returns the configuration of the PR-CapsNet graph
+// network and its training configuration (DESIGN §5 "Optimiser", graph
+// defaults of the paper): RiemannianAdam (DESIGN's optimiser; for the
+// Euclidean weights it is Adam with coupled L2), lr 0.001, weight decay
+// 1e-4, 100 epochs, dropout 0.5, gradient-norm clipping at 1 as for the
+// node model; the mini-batch of 16 graphs is train.DefaultBatchSize. The
+// network's shape is the node model's default (hidden 64, s = t = 9, L = 1,
+// ACR with K = 4, T = 3, squash, PRCC).
+func DefaultGraphConfig(name string) (PRCapsConfig, train.Config, error) {
+	if strings.ToLower(name) != "prcapsnet" {
+		return PRCapsConfig{}, train.Config{}, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
+	}
+	return DefaultPRCapsConfig(), train.Config{Epochs: 100, LR: 0.001, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1}, nil
+}
+
+// PRCapsGraphNet is the PR-CapsNet graph-classification network (DESIGN §5
+// "Graph classification network"; paper §"Graph classification"):
+//
+//	one-hot node labels → dropout → GCNConv(F→Hidden) → ReLU → dropout →
+//	Linear(Hidden→d) → LayerNorm → exp̂_o → L node-level routing layers over
+//	each graph's edges plus self-loops → graph-level routing of each graph's
+//	node capsules to one capsule per class (W_{j,k} per class) → PRCC on
+//	each class capsule with its own w_c (logit_c from capsule c).
+//
+// A mini-batch of graphs is one block-diagonal graph (data.GraphBatch); the
+// propagation operator, the node links and the class links of the batch
+// are rebuilt into the network's buffers when the batch changes, so a warm
+// training step allocates nothing. All capsules share the learnable
+// curvature β (ρ, not weight-decayed, frozen with FixedCurvature), and
+// every routing layer has its perspective curvatures β_k, as in the node
+// network. Supported: Routing "acr" or "pcr", Classifier "prcc" or
+// "linear", Coupling "children" (the graph-level layer normalises over each
+// class capsule's nodes).
+type PRCapsGraphNet struct {
+	cfg     PRCapsConfig
+	dims    manifold.Dims
+	classes int
+	feats   int
+
+	stem *nn.GCNConv[float32]
+	proj *nn.Linear[float32]
+	norm *nn.LayerNorm[float32]
+	rho  *autodiff.Var[float32]
+
+	node    []*nn.Routing[float32]
+	graph   *nn.GraphRouting[float32]
+	prcc    *nn.PRCC[float32]
+	tangent *nn.TangentLinear[float32]
+
+	// Buffers of the current batch.
+	batch      *data.GraphBatch
+	gen        uint64
+	a, at      tensor.CSR[float32]
+	adj        tensor.Adjacency[float32]
+	deg        []float64
+	next       []int32
+	links      nn.Links
+	classLinks nn.Links
+}
+
+// NewPRCapsGraphNet builds the graph network for ds with weights drawn from seed.
+func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*PRCapsGraphNet, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
+	}
+	switch {
+	case cfg.Routing != "acr" && cfg.Routing != "pcr":
+		return nil, fmt.Errorf("model: prcapsnet (graph): routing %q: the graph network supports acr and pcr", cfg.Routing)
+	case cfg.Coupling != "children":
+		return nil, fmt.Errorf("model: prcapsnet (graph): coupling %q: the graph network supports children", cfg.Coupling)
+	case ds.NumClasses < 1 || ds.NumFeatures < 1:
+		return nil, fmt.Errorf("model: prcapsnet (graph): %s has %d classes and %d features", ds.Name, ds.NumClasses, ds.NumFeatures)
+	}
+	act, err := manifold.ParseActivation(cfg.Activation)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 3))
+	dims := cfg.Dims()
+	d := dims.Tangent()
+	m := &PRCapsGraphNet{
+		cfg: cfg, dims: dims, classes: ds.NumClasses, feats: ds.NumFeatures,
+		stem: nn.NewGCNConv[float32]("stem", ds.NumFeatures, cfg.Hidden, rng),
+		proj: nn.NewLinear[float32]("proj", cfg.Hidden, d, true, rng),
+		norm: nn.NewLayerNorm[float32]("norm", d),
+		rho:  manifold.NewCurvatureParam[float32]("beta", -1),
+	}
+	m.adj.A, m.adj.AT = &m.a, &m.at
+	rc := nn.DefaultRoutingConfig()
+	rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = dims, cfg.K, cfg.Iters, act, cfg.DetachB
+	rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
+	if cfg.Routing == "pcr" {
+		rc.Kind, rc.K = nn.PCR, 1
+	}
+	for l := 0; l < cfg.Layers; l++ {
+		r, err := nn.NewRouting[float32](fmt.Sprintf("routing%d", l), rc, rng)
+		if err != nil {
+			return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
+		}
+		m.node = append(m.node, r)
+	}
+	if m.graph, err = nn.NewGraphRouting[float32]("graph_routing", rc, ds.NumClasses, rng); err != nil {
+		return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
+	}
+	if cfg.Classifier == "prcc" {
+		m.prcc = nn.NewPRCC[float32]("prcc", dims, ds.NumClasses, rng)
+	} else {
+		m.tangent = nn.NewTangentLinear[float32]("classifier", dims, ds.NumClasses, rng)
+	}
+	return m, nil
+}
+
+// prepare rebuilds the batch structures when b changed since the last pass.
+func (m *PRCapsGraphNet) prepare(b *data.GraphBatch) {
+	if m.batch == b && m.gen == b.Gen {
+		return
+	}
+	m.batch, m.gen = b, b.Gen
+	gcnNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
+	transposeInto(&m.at, &m.a, &m.next)
+	nn.NodeLinksInto(&m.links, b.N, b.Ptr, b.Src)
+	nn.ClassLinksInto(&m.classLinks, b.Seg, m.classes)
+}
+
+// Forward records the logits (graphs × classes) of the graphs of b.
+func (m *PRCapsGraphNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	if b.X.Cols != m.feats {
+		panic(fmt.Sprintf("model: prcapsnet (graph): batch has %d features, the network %d", b.X.Cols, m.feats))
+	}
+	m.prepare(b)
+	x := t.Node(b.N, m.feats, false)
+	clear(x.Value.Data)
+	for v := 0; v < b.N; v++ {
+		row := x.Value.Data[v*m.feats : (v+1)*m.feats]
+		for p := b.X.Indptr[v]; p < b.X.Indptr[v+1]; p++ {
+			row[b.X.Indices[p]] = b.X.Data[p]
+		}
+	}
+	x = autodiff.Dropout(t, x, m.cfg.Dropout, rng, training)
+	h := autodiff.ReLU(t, m.stem.Forward(t, &m.adj, x))
+	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
+	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, tangent at o
+	beta := manifold.Beta(t, m.rho)
+	u := manifold.ExpO(t, h, beta, m.dims)
+	for _, r := range m.node {
+		u = r.Forward(t, u, beta, &m.links)
+	}
+	v := m.graph.Forward(t, u, beta, &m.classLinks) // (G·C) × D
+	if m.prcc != nil {
+		return m.prcc.ForwardPerClass(t, v, beta)
+	}
+	return m.tangent.ForwardPerClass(t, v, beta)
+}
+
+// Groups returns the weights (decayed) and the curvatures (not decayed;
+// frozen with FixedCurvature), as the node network does.
+func (m *PRCapsGraphNet) Groups() []optim.Group[float32] {
+	weights := append(m.stem.Params(), m.proj.Params()...)
+	weights = append(weights, m.norm.Params()...)
+	curv := []*autodiff.Var[float32]{m.rho}
+	for _, r := range m.node {
+		weights = append(weights, r.Params()...)
+		curv = append(curv, r.CurvatureParams()...)
+	}
+	weights = append(weights, m.graph.Params()...)
+	curv = append(curv, m.graph.CurvatureParams()...)
+	if m.prcc != nil {
+		weights = append(weights, m.prcc.Params()...)
+	} else {
+		weights = append(weights, m.tangent.Params()...)
+	}
+	return []optim.Group[float32]{
+		{Name: "weights", Params: weights},
+		{Name: "curvature", Params: curv, NoWeightDecay: true, Frozen: m.cfg.FixedCurvature},
+	}
+}
+
+// NewGraphModel builds the graph model name for ds, initialised from seed.
+func NewGraphModel(ds *data.GraphDataset, name string, cfg PRCapsConfig, seed uint64) (train.GraphModel, error) {
+	if strings.ToLower(name) != "prcapsnet" {
+		return nil, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
+	}
+	return NewPRCapsGraphNet(ds, cfg, seed)
+}
+
+// gcnNormInto is nn.GCNNorm's operator Â = D^−½ (A + I) D^−½ (self-loops
+// added where missing) built into a's slices; on a block-diagonal batch it
+// equals the per-graph operators side by side.
+func gcnNormInto(a *tensor.CSR[float32], n int, ptr, src []int32, deg *[]float64) {
+	a.Rows, a.Cols = n, n
+	a.Indptr = append(a.Indptr[:0], 0)
+	a.Indices = a.Indices[:0]
+	for v := 0; v < n; v++ {
+		inserted := false
+		for _, u := range src[ptr[v]:ptr[v+1]] {
+			if !inserted && u >= int32(v) {
+				if u != int32(v) {
+					a.Indices = append(a.Indices, int32(v))
+				}
+				inserted = true
+			}
+			a.Indices = append(a.Indices, u)
+		}
+		if !inserted {
+			a.Indices = append(a.Indices, int32(v))
+		}
+		a.Indptr = append(a.Indptr, int32(len(a.Indices)))
+	}
+	if cap(*deg) < n {
+		*deg = make([]float64, n)
+	}
+	dg := (*deg)[:n]
+	for v := range dg {
+		dg[v] = float64(a.Indptr[v+1] - a.Indptr[v])
+	}
+	if cap(a.Data) < len(a.Indices) {
+		a.Data = make([]float32, len(a.Indices))
+	}
+	a.Data = a.Data[:len(a.Indices)]
+	for v := 0; v < n; v++ {
+		for p := a.Indptr[v]; p < a.Indptr[v+1]; p++ {
+			a.Data[p] = float32(1 / math.Sqrt(dg[v]*dg[a.Indices[p]]))
+		}
+	}
+}
+
+// transposeInto writes mᵀ into t, reusing t's slices and next as scratch
+// (tensor.CSR.Transpose without allocation).
+func transposeInto(t, m *tensor.CSR[float32], next *[]int32) {
+	nnz := m.NNZ()
+	t.Rows, t.Cols = m.Cols, m.Rows
+	if cap(t.Indptr) < m.Cols+1 {
+		t.Indptr = make([]int32, m.Cols+1)
+	}
+	t.Indptr = t.Indptr[:m.Cols+1]
+	clear(t.Indptr)
+	if cap(t.Indices) < nnz {
+		t.Indices, t.Data = make([]int32, nnz), make([]float32, nnz)
+	}
+	t.Indices, t.Data = t.Indices[:nnz], t.Data[:nnz]
+	for _, j := range m.Indices {
+		t.Indptr[j+1]++
+	}
+	for j := 0; j < m.Cols; j++ {
+		t.Indptr[j+1] += t.Indptr[j]
+	}
+	if cap(*next) < m.Cols {
+		*next = make([]int32, m.Cols)
+	}
+	nx := (*next)[:m.Cols]
+	copy(nx, t.Indptr[:m.Cols])
+	for i := 0; i < m.Rows; i++ {
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			j := m.Indices[p]
+			q := nx[j]
+			nx[j]++
+			t.Indices[q] = int32(i)
+			t.Data[q] = m.Data[p]
+		}
+	}
+}

@@ -1,0 +1,378 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/optim"
+)
+
+// GraphModel is a trainable model that classifies the graphs of a
+// mini-batch (DESIGN §5 "Graph classification network").
+type GraphModel interface {
+	// Forward records the logits (graphs × classes) of the graphs of b on
+	// t. In training mode dropout draws from rng.
+	Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32]
+	// Groups returns the parameter groups for the optimiser.
+	Groups() []optim.Group[float32]
+}
+
+// GraphBuilder makes a fresh graph model for one fold from that fold's seed.
+type GraphBuilder func(seed uint64) (GraphModel, error)
+
+// DefaultBatchSize is the graph mini-batch size of the paper (DESIGN §5
+// "Optimiser": batch 16).
+const DefaultBatchSize = 16
+
+// defaultEvalBatch is the mini-batch size of evaluation: in evaluation
+// mode a graph's logits do not depend on the other graphs of its batch, so
+// it only trades memory for fewer, larger passes.
+const defaultEvalBatch = 128
+
+// GraphProtocol is the graph-classification protocol of DESIGN §6:
+// stratified k-fold cross-validation with a fixed fold seed, a stratified
+// validation split inside each training fold for epoch selection, and the
+// test accuracy of each fold at its best-validation epoch.
+type GraphProtocol struct {
+	Folds     int     // k (default 10)
+	FoldSeed  uint64  // seed of the fold assignment, fixed across models (default 0)
+	FirstSeed uint64  // fold f trains from seed FirstSeed+f (initialisation, dropout, shuffling)
+	ValFrac   float64 // inner validation fraction (default data.DefaultInnerVal = 0.1)
+	BatchSize int     // training mini-batch (default DefaultBatchSize = 16)
+	EvalBatch int     // evaluation mini-batch (default 128; does not change results)
+	// Parallel is the number of folds trained at once (default 1). Results
+	// do not depend on it: every fold has its own model, seed and buffers.
+	Parallel int
+	// OnlyFolds, if positive, runs only the first OnlyFolds folds of the
+	// k-fold split (quick runs; the protocol then reports fewer runs).
+	OnlyFolds int
+}
+
+func (p GraphProtocol) withDefaults() GraphProtocol {
+	if p.Folds == 0 {
+		p.Folds = 10
+	}
+	if p.ValFrac == 0 {
+		p.ValFrac = data.DefaultInnerVal
+	}
+	if p.BatchSize == 0 {
+		p.BatchSize = DefaultBatchSize
+	}
+	if p.EvalBatch == 0 {
+		p.EvalBatch = defaultEvalBatch
+	}
+	if p.Parallel < 1 {
+		p.Parallel = 1
+	}
+	return p
+}
+
+// Name is the protocol as the result records write it, e.g.
+// "stratified 10-fold CV".
+func (p GraphProtocol) Name() string {
+	p = p.withDefaults()
+	s := fmt.Sprintf("stratified %d-fold CV", p.Folds)
+	if p.OnlyFolds > 0 && p.OnlyFolds < p.Folds {
+		s += fmt.Sprintf(" (first %d folds)", p.OnlyFolds)
+	}
+	return s
+}
+
+// graphTrainer holds one fold's state; its batches and tapes are reused
+// across steps, so a warm step allocates nothing.
+type graphTrainer struct {
+	m          GraphModel
+	ds         *data.GraphDataset
+	split      data.Split
+	cfg        Config
+	batchSize  int
+	evalBatch  int
+	opt        optim.Optimizer
+	params     []*autodiff.Var[float32]
+	rng        *rand.Rand
+	tape, eval autodiff.Tape[float32]
+	batch      data.GraphBatch
+	order      []int32
+	labels     autodiff.Labels
+	rows       []int32
+}
+
+func newGraphTrainer(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize, evalBatch int, seed uint64) (*graphTrainer, error) {
+	for _, set := range [][]int32{split.Train, split.Val, split.Test} {
+		for _, g := range set {
+			if g < 0 || int(g) >= len(ds.Graphs) {
+				return nil, fmt.Errorf("train: split holds graph %d of %d", g, len(ds.Graphs))
+			}
+		}
+	}
+	if len(split.Train) == 0 || len(split.Val) == 0 {
+		return nil, fmt.Errorf("train: empty training or validation set")
+	}
+	if batchSize < 1 || evalBatch < 1 {
+		return nil, fmt.Errorf("train: batch sizes %d, %d must be positive", batchSize, evalBatch)
+	}
+	opt, err := NewOptimizer(cfg, m.Groups())
+	if err != nil {
+		return nil, err
+	}
+	tr := &graphTrainer{m: m, ds: ds, split: split, cfg: cfg, batchSize: batchSize, evalBatch: evalBatch, opt: opt,
+		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
+	for _, g := range m.Groups() {
+		if !g.Frozen {
+			tr.params = append(tr.params, g.Params...)
+		}
+	}
+	tr.eval.NoGrad = true
+	return tr, nil
+}
+
+// setLabels points tr.labels and tr.rows at the batch's graphs.
+func (tr *graphTrainer) setLabels() error {
+	if err := tr.labels.Set(tr.batch.Y, tr.ds.NumClasses); err != nil {
+		return err
+	}
+	tr.rows = tr.rows[:0]
+	for i := range tr.batch.Y {
+		tr.rows = append(tr.rows, int32(i))
+	}
+	return nil
+}
+
+// step trains on the graphs idx and returns the mean loss and the number
+// of correctly classified graphs (in training mode).
+func (tr *graphTrainer) step(epoch int, idx []int32) (float64, int, error) {
+	if err := tr.batch.Build(tr.ds, idx); err != nil {
+		return 0, 0, err
+	}
+	if err := tr.setLabels(); err != nil {
+		return 0, 0, err
+	}
+	tr.tape.Reset()
+	logits := tr.m.Forward(&tr.tape, &tr.batch, true, tr.rng)
+	loss := autodiff.SoftmaxCrossEntropy(&tr.tape, logits, tr.labels, tr.rows)
+	lv := float64(loss.Value.Data[0])
+	if math.IsNaN(lv) || math.IsInf(lv, 0) {
+		return lv, 0, fmt.Errorf("train: epoch %d: training loss is %v: %w", epoch, lv, ErrNonFinite)
+	}
+	correct := int(math.Round(autodiff.Accuracy(&logits.Value, tr.labels, tr.rows) * float64(len(idx))))
+	tr.opt.ZeroGrad()
+	if err := tr.tape.Backward(loss); err != nil {
+		return lv, 0, err
+	}
+	if tr.cfg.Clip > 0 {
+		if _, err := optim.ClipGradNorm(tr.params, tr.cfg.Clip); err != nil {
+			return lv, 0, fmt.Errorf("train: epoch %d: %w: %w", epoch, ErrNonFinite, err)
+		}
+	}
+	if err := tr.opt.Step(); err != nil {
+		return lv, 0, fmt.Errorf("train: epoch %d: %w", epoch, err)
+	}
+	return lv, correct, nil
+}
+
+// epoch shuffles the training graphs and trains on them in mini-batches;
+// it returns the mean training loss and the (dropout-mode) training
+// accuracy.
+func (tr *graphTrainer) epoch(epoch int) (float64, float64, error) {
+	tr.order = data.ShuffleInto(tr.order, tr.split.Train, tr.rng)
+	n := len(tr.order)
+	sum, correct := 0.0, 0
+	for lo := 0; lo < n; lo += tr.batchSize {
+		hi := min(lo+tr.batchSize, n)
+		lv, c, err := tr.step(epoch, tr.order[lo:hi])
+		if err != nil {
+			return 0, 0, err
+		}
+		sum += lv * float64(hi-lo)
+		correct += c
+	}
+	return sum / float64(n), float64(correct) / float64(n), nil
+}
+
+// evaluate returns the accuracy and mean loss of the model on set in
+// evaluation mode.
+func (tr *graphTrainer) evaluate(set []int32) (acc, loss float64, err error) {
+	if len(set) == 0 {
+		return 0, 0, nil
+	}
+	correct := 0.0
+	for lo := 0; lo < len(set); lo += tr.evalBatch {
+		hi := min(lo+tr.evalBatch, len(set))
+		if err := tr.batch.Build(tr.ds, set[lo:hi]); err != nil {
+			return 0, 0, err
+		}
+		if err := tr.setLabels(); err != nil {
+			return 0, 0, err
+		}
+		tr.eval.Reset()
+		out := tr.m.Forward(&tr.eval, &tr.batch, false, tr.rng)
+		l := autodiff.SoftmaxCrossEntropy(&tr.eval, out, tr.labels, tr.rows)
+		loss += float64(l.Value.Data[0]) * float64(hi-lo)
+		correct += autodiff.Accuracy(&out.Value, tr.labels, tr.rows) * float64(hi-lo)
+	}
+	n := float64(len(set))
+	return math.Round(correct) / n, loss / n, nil
+}
+
+// RunGraph trains m on split.Train for cfg.Epochs epochs of shuffled
+// mini-batches of batchSize graphs, evaluates on split.Val after every
+// epoch and returns the test accuracy at the epoch of best validation
+// accuracy (ties: lower validation loss), DESIGN §6. The test set is scored
+// only at improving epochs. progress, if non-nil, is called after every
+// epoch (its TestAcc is that of the best epoch so far).
+func RunGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, progress func(Epoch)) (Result, error) {
+	return runGraph(m, ds, split, cfg, batchSize, defaultEvalBatch, seed, progress)
+}
+
+func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize, evalBatch int, seed uint64, progress func(Epoch)) (Result, error) {
+	tr, err := newGraphTrainer(m, ds, split, cfg, batchSize, evalBatch, seed)
+	if err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	res := Result{Seed: seed, ValAcc: -1}
+	sinceBest := 0
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		lv, trainAcc, err := tr.epoch(epoch)
+		if err != nil {
+			return res, err
+		}
+		ep := Epoch{Epoch: epoch, Loss: lv, TrainAcc: trainAcc}
+		valAcc, valLoss, err := tr.evaluate(split.Val)
+		if err != nil {
+			return res, err
+		}
+		ep.ValAcc = valAcc
+		if valAcc > res.ValAcc || (valAcc == res.ValAcc && valLoss < res.ValLoss) {
+			testAcc, _, err := tr.evaluate(split.Test)
+			if err != nil {
+				return res, err
+			}
+			ep.Best = true
+			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = epoch, trainAcc, valAcc, testAcc, valLoss
+			sinceBest = 0
+		} else {
+			sinceBest++
+		}
+		ep.TestAcc = res.TestAcc
+		res.Epochs = epoch
+		if progress != nil {
+			progress(ep)
+		}
+		if cfg.Patience > 0 && sinceBest >= cfg.Patience {
+			break
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// GraphStepAllocs warms a fold up on the fixed mini-batch idx and returns
+// the average number of heap allocations of one steady-state training step
+// on it (the engine's "no allocation in the training step" contract).
+func GraphStepAllocs(m GraphModel, ds *data.GraphDataset, idx []int32, cfg Config) (float64, error) {
+	split := data.Split{Train: idx, Val: idx}
+	tr, err := newGraphTrainer(m, ds, split, cfg, len(idx), len(idx), 0)
+	if err != nil {
+		return 0, err
+	}
+	const warm, runs = 20, 20
+	for i := 1; i <= warm; i++ {
+		if _, _, err := tr.step(i, idx); err != nil {
+			return 0, err
+		}
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 1; i <= runs; i++ {
+		if _, _, err := tr.step(warm+i, idx); err != nil {
+			return 0, err
+		}
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs-before.Mallocs) / runs, nil
+}
+
+// RunGraphProtocol runs the graph protocol p (DESIGN §6) on ds: stratified
+// folds from p.FoldSeed, a fresh model per fold from build(FirstSeed+f),
+// training per cfg, and the summary of the folds' test accuracies (task
+// "graph"). onEpoch and onRun, if non-nil, are called after each epoch and
+// fold; with p.Parallel > 1 they are called from several goroutines, one at
+// a time.
+func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol, cfg Config,
+	onEpoch func(fold int, e Epoch), onRun func(fold int, r Result)) (Summary, error) {
+	p = p.withDefaults()
+	s := Summary{Dataset: ds.Name, Task: "graph", Protocol: p.Name(), Epochs: cfg.Epochs}
+	labels := make([]int32, len(ds.Graphs))
+	for i, g := range ds.Graphs {
+		labels[i] = g.Label
+	}
+	splits, err := data.StratifiedKFoldVal(labels, p.Folds, p.ValFrac, p.FoldSeed)
+	if err != nil {
+		return s, fmt.Errorf("train: %s: %w", ds.Name, err)
+	}
+	if p.OnlyFolds > 0 && p.OnlyFolds < len(splits) {
+		splits = splits[:p.OnlyFolds]
+	}
+	m0, err := build(p.FirstSeed)
+	if err != nil {
+		return s, err
+	}
+	s.Params = CountParams(m0.Groups())
+
+	results := make([]Result, len(splits))
+	errs := make([]error, len(splits))
+	var mu sync.Mutex // serialises the callbacks
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(p.Parallel, len(splits)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range next {
+				seed := p.FirstSeed + uint64(f)
+				m := m0
+				if f != 0 {
+					if m, errs[f] = build(seed); errs[f] != nil {
+						continue
+					}
+				}
+				var cb func(Epoch)
+				if onEpoch != nil {
+					cb = func(e Epoch) { mu.Lock(); onEpoch(f, e); mu.Unlock() }
+				}
+				r, err := runGraph(m, ds, splits[f], cfg, p.BatchSize, p.EvalBatch, seed, cb)
+				if err != nil {
+					errs[f] = fmt.Errorf("fold %d (seed %d): %w", f, seed, err)
+					continue
+				}
+				results[f] = r
+				if onRun != nil {
+					mu.Lock()
+					onRun(f, r)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for f := range splits {
+		next <- f
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return s, err
+		}
+	}
+	s.Results = results
+	s.Summarise()
+	return s, nil
+}
