@@ -3,7 +3,6 @@
 //
 //	prcaps train      train a model with a paper protocol (default: PR-CapsNet on embedded Cora)
 //	prcaps bench      regenerate the paper's tables side by side with baselines
-//	prcaps predict    classify with a saved model
 //	prcaps datasets   list, verify and download datasets
 //
 // Run `prcaps <command> -h` for the flags of a command.
@@ -30,7 +29,6 @@ func commands() []command {
 	return []command{
 		{"train", "train a model with a paper protocol (default: PR-CapsNet on embedded Cora)", runTrain},
 		{"bench", "regenerate the paper's tables side by side with baselines", runBench},
-		{"predict", "classify nodes or graphs with a saved model", runPredict},
 		{"datasets", "list, verify and download the benchmark datasets", runDatasets},
 	}
 }
