@@ -61,13 +61,6 @@ func ewtVar[T Float](rng *rand.Rand, name string, r, c int, gen func(*rand.Rand)
 	return v
 }
 
-// ewtConst returns an r×c leaf that requires no gradient.
-func ewtConst[T Float](vals ...T) *Var[T] {
-	m := tensor.NewDense[T](1, len(vals))
-	copy(m.Data, vals)
-	return NewVar(m, false)
-}
-
 // ewtRunGradCases gradient-checks every case at the given eps and tolerance,
 // and checks that a second backward pass accumulates into (+=) the input
 // gradients rather than overwriting them.

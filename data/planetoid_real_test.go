@@ -21,13 +21,13 @@ func planetoidDataRoot(t testing.TB) string {
 
 // planetoidStats are the MANIFEST.md statistics of a Planetoid set.
 type planetoidStats struct {
-	name                   string
-	nodes, edges, arcs     int
-	features, classes      int
-	nnz                    int // allx + tx
-	train, val, test       int
-	unlabeled              int // placeholder test ids with no data
-	trainLo, testLo, selfs int
+	name               string
+	nodes, edges, arcs int
+	features, classes  int
+	nnz                int // allx + tx
+	train, val, test   int
+	unlabeled          int // placeholder test ids with no data
+	testLo             int
 }
 
 var planetoidReal = []planetoidStats{

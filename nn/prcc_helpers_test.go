@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
@@ -43,8 +42,6 @@ func pccTolOf[T autodiff.Float]() pccTol {
 	}
 	return pccTol{fwd: 1e-10, grad: 1e-6, step: 1e-6}
 }
-
-func pccTypeName[T autodiff.Float]() string { var z T; return fmt.Sprintf("%T", z) }
 
 // pccLeaf returns a rows×cols Var holding data (row-major float64).
 func pccLeaf[T autodiff.Float](name string, rows, cols int, data []float64, grad bool) *autodiff.Var[T] {

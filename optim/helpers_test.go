@@ -29,15 +29,6 @@ func assertClose[T, U tensor.Float](t *testing.T, what string, got []T, want []U
 	}
 }
 
-// toF64 copies a slice into float64.
-func toF64[T tensor.Float](a []T) []float64 {
-	out := make([]float64, len(a))
-	for i, v := range a {
-		out[i] = float64(v)
-	}
-	return out
-}
-
 // newParamFrom returns a parameter holding vals as an r×c matrix.
 func newParamFrom[T tensor.Float](name string, r, c int, vals []float64) *autodiff.Var[T] {
 	p := autodiff.NewParam[T](name, r, c)
