@@ -191,7 +191,7 @@ func TestPRCapsGraphStepAllocatesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if allocs >= 0.5 {
+	if allocs != 0 {
 		t.Errorf("steady-state graph training step allocates %.2f times", allocs)
 	}
 }
