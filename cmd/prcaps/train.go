@@ -35,7 +35,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", "Trains a model under a paper protocol and prints mean ± std test accuracy at the\n"+
 		"best-validation epoch, the parameter count and the wall time.\n\n"+
 		"With no flags: "+defaultModel+" on the embedded Cora, one random 60/20/20 split.\n"+
-		"Node datasets: cora citeseer pubmed cs (or any npz under --data, or your own files with --edges).", stderr)
+		"Node datasets: cora citeseer pubmed cs (or any npz under --data, or your own files with --edges).\n"+
+		"Graph datasets (stratified k-fold CV): mutag nci1 nci109 dd proteins, or any TU set under --data with --task graph.", stderr)
 	var f trainFlags
 	fs.StringVar(&f.model, "model", defaultModel, "model: "+strings.Join(model.NodeModels(), ", "))
 	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file")
