@@ -329,49 +329,34 @@ func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol
 	s.Params = CountParams(m0.Groups())
 
 	results := make([]Result, len(splits))
-	errs := make([]error, len(splits))
 	var mu sync.Mutex // serialises the callbacks
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(p.Parallel, len(splits)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for f := range next {
-				seed := p.FirstSeed + uint64(f)
-				m := m0
-				if f != 0 {
-					if m, errs[f] = build(seed); errs[f] != nil {
-						continue
-					}
-				}
-				var cb func(Epoch)
-				if onEpoch != nil {
-					cb = func(e Epoch) { mu.Lock(); onEpoch(f, e); mu.Unlock() }
-				}
-				r, err := runGraph(m, ds, splits[f], cfg, p.BatchSize, p.EvalBatch, seed, cb)
-				if err != nil {
-					errs[f] = fmt.Errorf("fold %d (seed %d): %w", f, seed, err)
-					continue
-				}
-				results[f] = r
-				if onRun != nil {
-					mu.Lock()
-					onRun(f, r)
-					mu.Unlock()
-				}
+	err = forEachRun(len(splits), p.Parallel, func(f int) error {
+		seed := p.FirstSeed + uint64(f)
+		m := m0
+		if f != 0 {
+			var err error
+			if m, err = build(seed); err != nil {
+				return err
 			}
-		}()
-	}
-	for f := range splits {
-		next <- f
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return s, err
 		}
+		var cb func(Epoch)
+		if onEpoch != nil {
+			cb = func(e Epoch) { mu.Lock(); onEpoch(f, e); mu.Unlock() }
+		}
+		r, err := runGraph(m, ds, splits[f], cfg, p.BatchSize, p.EvalBatch, seed, cb)
+		if err != nil {
+			return fmt.Errorf("fold %d (seed %d): %w", f, seed, err)
+		}
+		results[f] = r
+		if onRun != nil {
+			mu.Lock()
+			onRun(f, r)
+			mu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		return s, err
 	}
 	s.Results = results
 	s.Summarise()

@@ -2,6 +2,7 @@ package train
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/optim"
@@ -18,6 +19,9 @@ type NodeProtocol struct {
 	FirstSeed uint64
 	// TrainFrac and ValFrac size the random split (default 0.6 and 0.2).
 	TrainFrac, ValFrac float64
+	// Parallel is the number of runs trained at once (default 1); results
+	// do not depend on it.
+	Parallel int
 }
 
 func (p NodeProtocol) withDefaults() NodeProtocol {
@@ -95,40 +99,49 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 	}
 	p = p.withDefaults()
 	s := Summary{Dataset: ds.Name, Task: "node", Protocol: p.Name(), Epochs: cfg.Epochs}
-	for run := 0; run < p.Seeds; run++ {
+	if p.Split == "public" && ds.Public == nil {
+		return s, fmt.Errorf("train: %s has no public split; use the random split", ds.Name)
+	}
+	if p.Split != "public" && p.Split != "random" && p.Split != "" {
+		return s, fmt.Errorf("train: unknown split %q (want random or public)", p.Split)
+	}
+	results := make([]Result, p.Seeds)
+	var mu sync.Mutex // serialises the callbacks
+	err := forEachRun(p.Seeds, p.Parallel, func(run int) error {
 		seed := p.FirstSeed + uint64(run)
 		var split data.Split
-		switch p.Split {
-		case "public":
-			if ds.Public == nil {
-				return s, fmt.Errorf("train: %s has no public split; use the random split", ds.Name)
-			}
+		if p.Split == "public" {
 			split = *ds.Public
-		case "random", "":
+		} else {
 			split = data.RandomSplit(ds.Y, seed, p.TrainFrac, p.ValFrac)
-		default:
-			return s, fmt.Errorf("train: unknown split %q (want random or public)", p.Split)
 		}
 		m, err := build(seed)
 		if err != nil {
-			return s, err
+			return err
 		}
 		if run == 0 {
 			s.Params = CountParams(m.Groups())
 		}
 		var cb func(Epoch)
 		if onEpoch != nil {
-			cb = func(e Epoch) { onEpoch(run, e) }
+			cb = func(e Epoch) { mu.Lock(); onEpoch(run, e); mu.Unlock() }
 		}
 		r, err := RunNode(m, ds, split, cfg, seed, cb)
 		if err != nil {
-			return s, fmt.Errorf("run %d (seed %d): %w", run, seed, err)
+			return fmt.Errorf("run %d (seed %d): %w", run, seed, err)
 		}
-		s.Results = append(s.Results, r)
+		results[run] = r
 		if onRun != nil {
+			mu.Lock()
 			onRun(run, r)
+			mu.Unlock()
 		}
+		return nil
+	})
+	if err != nil {
+		return s, err
 	}
+	s.Results = results
 	s.Summarise()
 	return s, nil
 }

@@ -165,3 +165,29 @@ func TestRunNodeProtocolIsDeterministic(t *testing.T) {
 		t.Error("public split on a dataset without one: no error")
 	}
 }
+
+func TestRunNodeProtocolParallelMatchesSerial(t *testing.T) {
+	ds := blobs(120)
+	cfg := DefaultConfig()
+	cfg.Epochs = 15
+	build := func(seed uint64) (NodeModel, error) { return newLinear(ds), nil }
+	serial, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "random", Seeds: 4}, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []int
+	par, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "random", Seeds: 4, Parallel: 3}, cfg, nil,
+		func(run int, r Result) { runs = append(runs, run) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 4 {
+		t.Fatalf("onRun called for %v", runs)
+	}
+	for i := range serial.Results {
+		a, b := serial.Results[i], par.Results[i]
+		if a.TestAcc != b.TestAcc || a.BestEpoch != b.BestEpoch || a.Seed != b.Seed {
+			t.Errorf("run %d: serial %+v, parallel %+v", i, a, b)
+		}
+	}
+}

@@ -100,7 +100,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	proto := train.NodeProtocol{Split: f.split, Seeds: f.seeds, FirstSeed: uint64(f.firstSeed)}
+	proto := train.NodeProtocol{Split: f.split, Seeds: f.seeds, FirstSeed: uint64(f.firstSeed), Parallel: f.graph.parallel}
 	prog.line("%s on %s (%d nodes, %d features, %d classes; from %s), %s, %d epochs",
 		f.model, ds.Name, ds.Node.Graph.N, ds.Node.X.Cols(), ds.Node.NumClasses, ds.From, proto.Name(), cfg.Epochs)
 	enc := json.NewEncoder(stdout)

@@ -26,7 +26,7 @@ func (g *graphFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&g.foldSeed, "fold-seed", 0, "graph: seed of the fold assignment (fixed across models)")
 	fs.IntVar(&g.first, "only-folds", 0, "graph: run only the first N folds (0: all)")
 	fs.IntVar(&g.batch, "batch", train.DefaultBatchSize, "graph: training mini-batch size (graphs)")
-	fs.IntVar(&g.parallel, "parallel", 1, "graph: folds trained concurrently (results do not depend on it)")
+	fs.IntVar(&g.parallel, "parallel", 1, "runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it")
 }
 
 // graphTask reports whether the parsed flags ask for graph classification:
