@@ -24,7 +24,7 @@ type benchFlags struct {
 	suite, tables, datasets, models string
 	root, split, out                string
 	seeds, firstSeed, epochs        int
-	repeat, folds                   int
+	repeat, folds, parallel         int
 	asJSON, quiet, speed, list      bool
 	suiteSet                        bool // --suite was given
 }
@@ -67,6 +67,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.IntVar(&f.seeds, "seeds", 10, "runs per table cell (seeds first-seed, first-seed+1, ...)")
 	fs.IntVar(&f.firstSeed, "first-seed", 0, "seed of the first run")
 	fs.IntVar(&f.epochs, "epochs", 0, "training epochs (0: each model's default, 200); small values make quick smoke runs")
+	fs.IntVar(&f.parallel, "parallel", 1, "runs (seeds or folds) of a table cell trained concurrently; results do not depend on it")
 	fs.IntVar(&f.repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&f.out, "out", "", "also write each table as DIR/<table>.md and DIR/<table>.csv")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per protocol run and a summary object (with the tables) on the last line")
@@ -408,7 +409,7 @@ func (b *bencher) runVariant(t benchTable, v benchVariant, mc model.NodeConfig, 
 	if t.Graph {
 		return b.runGraphVariant(t, v, mc, tc, ds)
 	}
-	proto := train.NodeProtocol{Split: b.f.split, Seeds: b.f.seeds, FirstSeed: uint64(b.f.firstSeed)}
+	proto := train.NodeProtocol{Split: b.f.split, Seeds: b.f.seeds, FirstSeed: uint64(b.f.firstSeed), Parallel: b.f.parallel}
 	b.prog.line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
 	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)
 	build := func(seed uint64) (train.NodeModel, error) { return model.NewNodeModel(ds.Node, mc, seed) }

@@ -13,7 +13,7 @@ import (
 // graphProtocol is the graph protocol of the bench's graph tables (DESIGN
 // §6): stratified --folds-fold CV, fold seed 0, --first-seed for fold 0.
 func (b *bencher) graphProtocol() train.GraphProtocol {
-	return train.GraphProtocol{Folds: b.f.folds, FirstSeed: uint64(b.f.firstSeed)}
+	return train.GraphProtocol{Folds: b.f.folds, FirstSeed: uint64(b.f.firstSeed), Parallel: b.f.parallel}
 }
 
 // runGraphVariant runs the graph protocol for v (configured as mc.PRCaps,
