@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -136,7 +135,7 @@ func (m *PRCapsGraphNet) prepare(b *data.GraphBatch) {
 		return
 	}
 	m.batch, m.gen = b, b.Gen
-	gcnNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
+	nn.GCNNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
 	transposeInto(&m.at, &m.a, &m.next)
 	nn.NodeLinksInto(&m.links, b.N, b.Ptr, b.Src)
 	nn.ClassLinksInto(&m.classLinks, b.Seg, m.classes)
@@ -201,47 +200,6 @@ func NewGraphModel(ds *data.GraphDataset, name string, cfg PRCapsConfig, seed ui
 		return nil, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
 	}
 	return NewPRCapsGraphNet(ds, cfg, seed)
-}
-
-// gcnNormInto is nn.GCNNorm's operator Â = D^−½ (A + I) D^−½ (self-loops
-// added where missing) built into a's slices; on a block-diagonal batch it
-// equals the per-graph operators side by side.
-func gcnNormInto(a *tensor.CSR[float32], n int, ptr, src []int32, deg *[]float64) {
-	a.Rows, a.Cols = n, n
-	a.Indptr = append(a.Indptr[:0], 0)
-	a.Indices = a.Indices[:0]
-	for v := 0; v < n; v++ {
-		inserted := false
-		for _, u := range src[ptr[v]:ptr[v+1]] {
-			if !inserted && u >= int32(v) {
-				if u != int32(v) {
-					a.Indices = append(a.Indices, int32(v))
-				}
-				inserted = true
-			}
-			a.Indices = append(a.Indices, u)
-		}
-		if !inserted {
-			a.Indices = append(a.Indices, int32(v))
-		}
-		a.Indptr = append(a.Indptr, int32(len(a.Indices)))
-	}
-	if cap(*deg) < n {
-		*deg = make([]float64, n)
-	}
-	dg := (*deg)[:n]
-	for v := range dg {
-		dg[v] = float64(a.Indptr[v+1] - a.Indptr[v])
-	}
-	if cap(a.Data) < len(a.Indices) {
-		a.Data = make([]float32, len(a.Indices))
-	}
-	a.Data = a.Data[:len(a.Indices)]
-	for v := 0; v < n; v++ {
-		for p := a.Indptr[v]; p < a.Indptr[v+1]; p++ {
-			a.Data[p] = float32(1 / math.Sqrt(dg[v]*dg[a.Indices[p]]))
-		}
-	}
 }
 
 // transposeInto writes mᵀ into t, reusing t's slices and next as scratch

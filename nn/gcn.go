@@ -14,37 +14,61 @@ import (
 // PyG's gcn_norm does (add_remaining_self_loops), and degrees count in-arcs
 // including the self-loop. The result is CSR by target with its transpose.
 func GCNNorm[T autodiff.Float](n int, ptr, src []int32) *tensor.Adjacency[T] {
-	a := &tensor.CSR[T]{Rows: n, Cols: n, Indptr: make([]int32, n+1)}
-	a.Indices = make([]int32, 0, len(src)+n)
-	for v := 0; v < n; v++ {
-		nbrs := src[ptr[v]:ptr[v+1]]
-		inserted := false
-		for _, u := range nbrs {
-			if !inserted && u >= int32(v) {
-				if u != int32(v) {
-					a.Indices = append(a.Indices, int32(v))
-				}
-				inserted = true
-			}
-			a.Indices = append(a.Indices, u)
-		}
-		if !inserted {
-			a.Indices = append(a.Indices, int32(v))
-		}
-		a.Indptr[v+1] = int32(len(a.Indices))
+	a := &tensor.CSR[T]{}
+	var deg []float64
+	GCNNormInto(a, n, ptr, src, &deg)
+	return tensor.NewAdjacency(a)
+}
+
+// GCNNormInto is GCNNorm's operator built into a's slices (and deg as
+// scratch), reusing their storage: graph mini-batches rebuild it every step
+// without allocating once warm. On a block-diagonal batch it equals the
+// per-graph operators side by side.
+func GCNNormInto[T autodiff.Float](a *tensor.CSR[T], n int, ptr, src []int32, deg *[]float64) {
+	a.Rows, a.Cols = n, n
+	a.Indptr, a.Indices = AppendSelfLoops(a.Indptr[:0], a.Indices[:0], n, ptr, src)
+	if cap(*deg) < n {
+		*deg = make([]float64, n)
 	}
-	deg := make([]float64, n)
-	for v := 0; v < n; v++ {
-		deg[v] = float64(a.Indptr[v+1] - a.Indptr[v])
+	dg := (*deg)[:n]
+	for v := range dg {
+		dg[v] = float64(a.Indptr[v+1] - a.Indptr[v])
 	}
-	a.Data = make([]T, len(a.Indices))
+	if cap(a.Data) < len(a.Indices) {
+		a.Data = make([]T, len(a.Indices))
+	}
+	a.Data = a.Data[:len(a.Indices)]
 	for v := 0; v < n; v++ {
 		for p := a.Indptr[v]; p < a.Indptr[v+1]; p++ {
-			u := a.Indices[p]
-			a.Data[p] = T(1 / math.Sqrt(deg[v]*deg[u]))
+			a.Data[p] = T(1 / math.Sqrt(dg[v]*dg[a.Indices[p]]))
 		}
 	}
-	return tensor.NewAdjacency(a)
+}
+
+// AppendSelfLoops appends to ptr and idx the CSR rows of the graph on n
+// nodes (rows src[ptr0[v]:ptr0[v+1]], sorted, unique) with v inserted into
+// row v where it is missing, keeping every row sorted. ptr gets n+1 entries
+// (starting with len(idx) as given, normally 0). It is the structure of both
+// GCN's Â and node-level routing links (each node its own child).
+func AppendSelfLoops(ptr, idx []int32, n int, ptr0, src []int32) ([]int32, []int32) {
+	ptr = append(ptr, int32(len(idx)))
+	for v := 0; v < n; v++ {
+		self := false
+		for _, u := range src[ptr0[v]:ptr0[v+1]] {
+			if !self && u >= int32(v) {
+				if u != int32(v) {
+					idx = append(idx, int32(v))
+				}
+				self = true
+			}
+			idx = append(idx, u)
+		}
+		if !self {
+			idx = append(idx, int32(v))
+		}
+		ptr = append(ptr, int32(len(idx)))
+	}
+	return ptr, idx
 }
 
 // GCNConv is Kipf & Welling's graph convolution with PyG semantics:

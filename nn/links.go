@@ -60,25 +60,7 @@ func NodeLinks(n int, ptr, src []int32) *Links {
 func NodeLinksInto(dst *Links, n int, ptr, src []int32) *Links {
 	l := dst
 	l.Parents, l.Children = n, n
-	l.Ptr = growI32(l.Ptr, n+1)
-	l.Ptr[0] = 0
-	l.Child = l.Child[:0]
-	for v := 0; v < n; v++ {
-		self := false
-		for _, u := range src[ptr[v]:ptr[v+1]] {
-			if !self && u >= int32(v) {
-				if u != int32(v) {
-					l.Child = append(l.Child, int32(v))
-				}
-				self = true
-			}
-			l.Child = append(l.Child, u)
-		}
-		if !self {
-			l.Child = append(l.Child, int32(v))
-		}
-		l.Ptr[v+1] = int32(len(l.Child))
-	}
+	l.Ptr, l.Child = AppendSelfLoops(l.Ptr[:0], l.Child[:0], n, ptr, src)
 	l.Changed()
 	return l
 }
