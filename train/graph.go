@@ -250,7 +250,7 @@ func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config,
 			return res, err
 		}
 		ep.ValAcc = valAcc
-		if valAcc > res.ValAcc || (valAcc == res.ValAcc && valLoss < res.ValLoss) {
+		if res.improvedBy(valAcc, valLoss) {
 			testAcc, _, err := tr.evaluate(split.Test)
 			if err != nil {
 				return res, err

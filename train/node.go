@@ -75,6 +75,13 @@ type Result struct {
 	Seconds   float64 `json:"seconds"`
 }
 
+// improvedBy reports whether an epoch with validation accuracy valAcc and
+// loss valLoss beats the best so far: higher accuracy, ties broken by lower
+// loss (DESIGN §6; test labels never enter the choice).
+func (r *Result) improvedBy(valAcc, valLoss float64) bool {
+	return valAcc > r.ValAcc || (valAcc == r.ValAcc && valLoss < r.ValLoss)
+}
+
 // ErrNonFinite is wrapped by the error of a run whose loss or gradients
 // became NaN or Inf.
 var ErrNonFinite = errors.New("non-finite value")
@@ -187,7 +194,7 @@ func RunNode(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, se
 		}
 		ep := Epoch{Epoch: epoch, Loss: lv}
 		valLoss := tr.evaluate(&ep)
-		if ep.ValAcc > res.ValAcc || (ep.ValAcc == res.ValAcc && valLoss < res.ValLoss) {
+		if res.improvedBy(ep.ValAcc, valLoss) {
 			ep.Best = true
 			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = epoch, ep.TrainAcc, ep.ValAcc, ep.TestAcc, valLoss
 			sinceBest = 0
