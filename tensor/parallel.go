@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // minGrain is the least work (in rows × cost units) worth handing to another
@@ -70,19 +71,17 @@ func ParallelRange(n, cost int, r Ranger) {
 	j.next.Store(0)
 	j.finished.Store(0)
 	j.refs.Store(1)
-	// Offer the job to at most chunks-1 workers. The send never blocks: with
-	// the queue full the caller simply does more chunks itself.
+	// Offer the job to at most chunks-1 workers. An offer never blocks: with
+	// no worker reachable the caller simply does more chunks itself.
 	for h := 0; h < min(procs-1, chunks-1); h++ {
 		j.refs.Add(1)
-		select {
-		case thePool.work <- j:
-		default:
+		if !thePool.offer(j) {
 			j.refs.Add(-1)
-			h = procs // the queue is full; stop offering
+			break
 		}
 	}
 	j.run()
-	<-j.done
+	j.wait()
 	p := j.panicked
 	j.release()
 	if p != nil {
@@ -140,6 +139,23 @@ func (j *job) run() {
 	}
 }
 
+// wait returns once every chunk has run. The chunks still running belong
+// to workers, so they end soon: the caller polls for a while before it
+// blocks, because a blocked goroutine on an idle core is expensive to wake
+// (a futex call, and on a virtual machine an inter-processor interrupt that
+// can cost tens of microseconds, more than many kernels take).
+func (j *job) wait() {
+	start := nanotime()
+	for i := 0; j.finished.Load() < j.chunks; i++ {
+		if i%pollBatch == pollBatch-1 {
+			if nanotime()-start > spinWindow {
+				break
+			}
+		}
+	}
+	<-j.done // sent by the participant that finished the last chunk
+}
+
 // help is run by a pool worker: it runs chunks, turning a panic into a
 // recorded value (and a completed chunk) so that the caller is not left
 // waiting and can re-raise it.
@@ -170,15 +186,33 @@ func (j *job) release() {
 	}
 }
 
-// workerPool is a set of goroutines fed through a buffered channel. Offers
-// are buffered so that a worker still finishing its previous job (not yet
-// parked on the channel) picks up the next one a moment later instead of the
-// offer failing; an offer that arrives after its chunks are gone costs the
-// worker one atomic add.
+// spinWindow is how long (ns) an idle worker keeps polling for the next
+// job, and a caller for its job's last chunks, before blocking. Training
+// launches kernels back to back, tens of microseconds apart, so a polling
+// worker picks the next one up within a microsecond instead of being woken
+// from a parked state; a pool left idle longer than this costs no CPU.
+const spinWindow = 100_000
+
+// pollBatch is the number of polls between clock reads.
+const pollBatch = 64
+
+// pausesPerPoll is the number of PAUSE instructions between two polls of
+// the mailbox: a polling core then issues few loads and leaves the memory
+// system (and any sibling hardware thread) to the cores doing the work.
+const pausesPerPoll = 16
+
+// workerPool is a set of goroutines. A job is handed to a polling worker
+// through the mailbox, and to a parked one through the buffered channel.
+// Offers are buffered so that a worker still finishing its previous job
+// picks up the next one a moment later instead of the offer failing; an
+// offer that arrives after its chunks are gone costs the worker one atomic
+// add.
 type workerPool struct {
-	work    chan *job
-	mu      sync.Mutex
-	started atomic.Int32
+	work     chan *job
+	mu       sync.Mutex
+	started  atomic.Int32
+	spinning atomic.Int32 // workers polling the mailbox
+	mailbox  [4]atomic.Pointer[job]
 }
 
 // thePool's queue is short on purpose: an offer that sits in the queue
@@ -188,6 +222,82 @@ type workerPool struct {
 // queue bounds the live records to a handful, all allocated in the first
 // steps; a full queue just means the caller runs more chunks itself.
 var thePool = workerPool{work: make(chan *job, 8)}
+
+// offer hands j (holding one reference for its taker) to a worker, and
+// reports false if none can take it. A polling worker gets it through the
+// mailbox. The store to the mailbox comes before the second look at
+// spinning, and a worker stops counting itself as polling before its last
+// look at the mailbox, so (atomics being sequentially consistent) either
+// the worker sees the job or the caller sees no poller and takes the job
+// back: an offer is never stranded in the mailbox.
+func (p *workerPool) offer(j *job) bool {
+	if p.spinning.Load() > 0 {
+		for i := range p.mailbox {
+			slot := &p.mailbox[i]
+			if !slot.CompareAndSwap(nil, j) {
+				continue
+			}
+			if p.spinning.Load() > 0 || !slot.CompareAndSwap(j, nil) {
+				return true // a poller will take it, or already has
+			}
+			break // every poller has left; use the channel
+		}
+	}
+	select {
+	case p.work <- j:
+		return true
+	default:
+		return false
+	}
+}
+
+// take empties one mailbox slot, or returns nil.
+func (p *workerPool) take() *job {
+	for i := range p.mailbox {
+		slot := &p.mailbox[i]
+		if j := slot.Load(); j != nil && slot.CompareAndSwap(j, nil) {
+			return j
+		}
+	}
+	return nil
+}
+
+// poll waits up to spinWindow for a job from the mailbox or the channel.
+func (p *workerPool) poll() *job {
+	p.spinning.Add(1)
+	start := nanotime()
+	for i := 0; ; i++ {
+		if j := p.take(); j != nil {
+			p.spinning.Add(-1)
+			return j
+		}
+		cpuPause(pausesPerPoll)
+		if i%pollBatch == pollBatch-1 {
+			select {
+			case j := <-p.work:
+				p.spinning.Add(-1)
+				return j
+			default:
+			}
+			if nanotime()-start > spinWindow {
+				break
+			}
+		}
+	}
+	p.spinning.Add(-1)
+	return p.take() // an offer made before the decrement above
+}
+
+// loop is a worker's life: poll for a while, then block on the channel.
+func (p *workerPool) loop() {
+	for {
+		j := p.poll()
+		if j == nil {
+			j = <-p.work
+		}
+		j.help()
+	}
+}
 
 // ensure starts workers until there are at least n. GOMAXPROCS may change at
 // run time (container limits), so this is checked on every call; the fast
@@ -199,21 +309,22 @@ func (p *workerPool) ensure(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	// Pre-allocate the job records that can be live at once (every queued
-	// offer, one per worker, a few callers), so that a rare burst of stale
-	// offers late in training does not allocate.
+	// or mailed offer, one per worker, a few callers), so that a rare burst
+	// of stale offers late in training does not allocate.
 	extra := n - int(p.started.Load())
 	if p.started.Load() == 0 {
-		extra += cap(p.work) + 2
+		extra += cap(p.work) + len(p.mailbox) + 2
 	}
 	for range extra {
 		jobs.put(&job{done: make(chan struct{}, 1)})
 	}
 	for int(p.started.Load()) < n {
 		p.started.Add(1)
-		go func() {
-			for j := range p.work {
-				j.help()
-			}
-		}()
+		go p.loop()
 	}
 }
+
+// nanotime is a monotonic clock in nanoseconds.
+func nanotime() int64 { return int64(time.Since(clockBase)) }
+
+var clockBase = time.Now()
