@@ -6,54 +6,56 @@ import "fmt"
 // dst[v] (+)= Σ_e w[e]·h[src[e]] for v in [lo, hi) on AVX2+FMA: each
 // 32- or 8-column block of an output row is summed in registers over all
 // of the row's terms (one load and store of the output per block, not per
-// term, and no call per term); the last c mod 8 columns run in Go.
-// Callers check haveAVX2FMA, c ≥ 8 and that every source is a row of h.
+// term, and no call per term); the last c mod 8 columns use masked loads
+// and stores. Callers check haveAVX2FMA, c ≥ 1 and that every source is a
+// row of h.
 func aggregateRowsAVX(dst, h, w []float32, c int, ptr, src []int32, acc bool, lo, hi int) {
 	for v := lo; v < hi; v++ {
 		row := dst[v*c : (v+1)*c]
 		e0, e1 := ptr[v], ptr[v+1]
 		n := int(e1 - e0)
-		var ip *int32
-		var wp *float32
-		if n > 0 {
-			ip = &src[e0]
-			if w != nil {
-				wp = &w[e0]
-			}
-		}
-		j := 0
-		for ; j+32 <= c; j += 32 {
-			if w != nil {
-				axpyRows32(&row[j], &h[j], c, ip, wp, n, acc)
-			} else {
-				sumRows32(&row[j], &h[j], c, ip, n, acc)
-			}
-		}
-		for ; j+8 <= c; j += 8 {
-			if w != nil {
-				axpyRows8(&row[j], &h[j], c, ip, wp, n, acc)
-			} else {
-				sumRows8(&row[j], &h[j], c, ip, n, acc)
-			}
-		}
-		if j < c {
-			tail := row[j:]
+		if n == 0 { // also the case of an h with no rows
 			if !acc {
-				clear(tail)
+				clear(row)
 			}
-			for e := e0; e < e1; e++ {
-				wt := float32(1)
-				if w != nil {
-					wt = w[e]
-				}
-				x := h[int(src[e])*c+j : int(src[e]+1)*c]
-				for k, xv := range x {
-					tail[k] += wt * xv
-				}
-			}
+			continue
 		}
+		ip := &src[e0]
+		var wp *float32
+		if w != nil {
+			wp = &w[e0]
+		}
+		axpyRowAVX(row, h, c, ip, wp, n, acc)
 	}
 }
+
+// axpyRowAVX sets row (length c) to (acc ? row : 0) + Σ_{e<n} w[e]·h[idx[e]·c : +c]
+// with the assembly kernels (w nil: unit weights).
+// idx and w point at n ≥ 1 entries; every idx[e] is a row of h.
+func axpyRowAVX(row, h []float32, c int, idx *int32, w *float32, n int, acc bool) {
+	j := 0
+	for ; j+32 <= c; j += 32 {
+		if w != nil {
+			axpyRows32(&row[j], &h[j], c, idx, w, n, acc)
+		} else {
+			sumRows32(&row[j], &h[j], c, idx, n, acc)
+		}
+	}
+	for ; j+8 <= c; j += 8 {
+		if w != nil {
+			axpyRows8(&row[j], &h[j], c, idx, w, n, acc)
+		} else {
+			sumRows8(&row[j], &h[j], c, idx, n, acc)
+		}
+	}
+	if j < c {
+		axpyRowsTail(&row[j], &h[j], c, idx, w, n, acc, &tailMasks[8-(c-j)])
+	}
+}
+
+// tailMasks[8−t] (t = 1..7) is a mask whose first t lanes are set: the
+// eight −1s followed by eight 0s, read from an offset.
+var tailMasks = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}
 
 // checkSources panics unless every source index is a row of h: the
 // assembly kernels read h without bounds checks, so a corrupt structure

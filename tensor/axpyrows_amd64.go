@@ -34,3 +34,10 @@ func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)
 //
 //go:noescape
 func tanhAddDotAVX(tau, x, y, w *float32, n int) float32
+
+// axpyRowsTail is axpyRows8 restricted to the columns whose mask lane is
+// −1 (the first 1-7, see tailMasks); w may be nil for unit weights. Masked
+// lanes of h and dst are neither read nor written.
+//
+//go:noescape
+func axpyRowsTail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)

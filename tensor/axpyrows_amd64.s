@@ -7,8 +7,8 @@
 // dst[0:32] = (acc ? dst[0:32] : 0) + Σ_{e<n} w[e]·h[idx[e]·stride : idx[e]·stride+32],
 // keeping the 32 outputs in four YMM registers across all n terms, so the
 // output row is loaded and stored once per call instead of once per term.
-// Terms with a zero weight are skipped (like the Go kernels), which halves
-// the work on inputs after dropout.
+// Zero weights are not skipped: after dropout they come in a random
+// pattern, and the mispredicted branches cost more than the work saved.
 TEXT ·axpyRows32(SB), NOSPLIT, $0-49
 	MOVQ dst+0(FP), DI
 	MOVQ h+8(FP), SI
@@ -32,9 +32,6 @@ r32loop0:
 	TESTQ CX, CX
 	JZ r32done
 r32loop:
-	MOVL (R9), R11
-	TESTL $0x7fffffff, R11 // a zero weight (an entry dropped by dropout) adds nothing
-	JZ r32next
 	MOVLQSX (R8), R10
 	IMULQ DX, R10
 	VBROADCASTSS (R9), Y4
@@ -42,7 +39,6 @@ r32loop:
 	VFMADD231PS 32(SI)(R10*1), Y4, Y1
 	VFMADD231PS 64(SI)(R10*1), Y4, Y2
 	VFMADD231PS 96(SI)(R10*1), Y4, Y3
-r32next:
 	ADDQ $4, R8
 	ADDQ $4, R9
 	DECQ CX
@@ -57,7 +53,8 @@ r32done:
 
 // func axpyRows8(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
 //
-// The same for 8 outputs.
+// The same for 8 outputs, alternating two accumulators so that consecutive
+// terms do not wait on each other's FMA.
 TEXT ·axpyRows8(SB), NOSPLIT, $0-49
 	MOVQ dst+0(FP), DI
 	MOVQ h+8(FP), SI
@@ -68,26 +65,34 @@ TEXT ·axpyRows8(SB), NOSPLIT, $0-49
 	MOVQ n+40(FP), CX
 	MOVBLZX acc+48(FP), AX
 	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
 	TESTQ AX, AX
-	JZ r8loop0
+	JZ r8pairs
 	VMOVUPS (DI), Y0
-r8loop0:
+r8pairs:
+	CMPQ CX, $2
+	JLT r8single
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	MOVLQSX 4(R8), R11
+	IMULQ DX, R11
+	VBROADCASTSS (R9), Y4
+	VBROADCASTSS 4(R9), Y5
+	VFMADD231PS (SI)(R10*1), Y4, Y0
+	VFMADD231PS (SI)(R11*1), Y5, Y1
+	ADDQ $8, R8
+	ADDQ $8, R9
+	SUBQ $2, CX
+	JMP r8pairs
+r8single:
 	TESTQ CX, CX
 	JZ r8done
-r8loop:
-	MOVL (R9), R11
-	TESTL $0x7fffffff, R11
-	JZ r8next
 	MOVLQSX (R8), R10
 	IMULQ DX, R10
 	VBROADCASTSS (R9), Y4
 	VFMADD231PS (SI)(R10*1), Y4, Y0
-r8next:
-	ADDQ $4, R8
-	ADDQ $4, R9
-	DECQ CX
-	JNZ r8loop
 r8done:
+	VADDPS Y1, Y0, Y0
 	VMOVUPS Y0, (DI)
 	VZEROUPPER
 	RET
@@ -159,5 +164,82 @@ s8loop:
 	JNZ s8loop
 s8done:
 	VMOVUPS Y0, (DI)
+	VZEROUPPER
+	RET
+
+// func axpyRowsTail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)
+//
+// axpyRows8 for the first 1-7 columns, those whose mask lane is all ones:
+// masked loads and stores (VMASKMOVPS) never touch the other lanes, so the
+// last row of h and dst can end anywhere. A nil w means unit weights.
+TEXT ·axpyRowsTail(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ idx+24(FP), R8
+	MOVQ w+32(FP), R9
+	MOVQ n+40(FP), CX
+	MOVBLZX acc+48(FP), AX
+	MOVQ mask+56(FP), BX
+	VMOVDQU (BX), Y5
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	TESTQ AX, AX
+	JZ rtstart
+	VMASKMOVPS (DI), Y5, Y0
+rtstart:
+	TESTQ R9, R9
+	JZ rtunit
+rtpairs:
+	CMPQ CX, $2
+	JLT rtsingle
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	MOVLQSX 4(R8), R11
+	IMULQ DX, R11
+	VMASKMOVPS (SI)(R10*1), Y5, Y6
+	VMASKMOVPS (SI)(R11*1), Y5, Y7
+	VBROADCASTSS (R9), Y2
+	VBROADCASTSS 4(R9), Y3
+	VFMADD231PS Y6, Y2, Y0
+	VFMADD231PS Y7, Y3, Y1
+	ADDQ $8, R8
+	ADDQ $8, R9
+	SUBQ $2, CX
+	JMP rtpairs
+rtsingle:
+	TESTQ CX, CX
+	JZ rtdone
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	VMASKMOVPS (SI)(R10*1), Y5, Y6
+	VBROADCASTSS (R9), Y2
+	VFMADD231PS Y6, Y2, Y0
+	JMP rtdone
+rtunit:
+	CMPQ CX, $2
+	JLT rtunit1
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	MOVLQSX 4(R8), R11
+	IMULQ DX, R11
+	VMASKMOVPS (SI)(R10*1), Y5, Y6
+	VMASKMOVPS (SI)(R11*1), Y5, Y7
+	VADDPS Y6, Y0, Y0
+	VADDPS Y7, Y1, Y1
+	ADDQ $8, R8
+	SUBQ $2, CX
+	JMP rtunit
+rtunit1:
+	TESTQ CX, CX
+	JZ rtdone
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	VMASKMOVPS (SI)(R10*1), Y5, Y6
+	VADDPS Y6, Y0, Y0
+rtdone:
+	VADDPS Y1, Y0, Y0
+	VMASKMOVPS Y0, Y5, (DI)
 	VZEROUPPER
 	RET

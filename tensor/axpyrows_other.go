@@ -25,3 +25,13 @@ func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)
 func tanhAddDotAVX(tau, x, y, w *float32, n int) float32 {
 	panic("tensor: tanhAddDotAVX without AVX2")
 }
+
+func axpyRowsTail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32) {
+	panic("tensor: axpyRowsTail without AVX2")
+}
+
+func vecAdd32(dst, a, b *float32, n int)      { panic("tensor: vecAdd32 without AVX2") }
+func vecMul32(dst, a, b *float32, n int)      { panic("tensor: vecMul32 without AVX2") }
+func vecMulAdd32(dst, a, b *float32, n int)   { panic("tensor: vecMulAdd32 without AVX2") }
+func vecReLU32(dst, x *float32, n int)        { panic("tensor: vecReLU32 without AVX2") }
+func vecReLUGrad32(dst, g, x *float32, n int) { panic("tensor: vecReLUGrad32 without AVX2") }

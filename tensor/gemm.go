@@ -53,6 +53,28 @@ func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
 	tn := nb * gemmBlock
 	tm := (gemmTileBlock / nb) * gemmBlock
 	mt, nt := (m+tm-1)/tm, (n+tn-1)/tn
+	if transA && !transB && gemmRowsFitT(dst, a, b, alpha) {
+		// aᵀ·b (the weight gradient of a Linear layer): compute the
+		// transposed product bᵀ·a by rows, whose outputs are a's narrow
+		// rows, then transpose it back.
+		bt := getScratch[T](n, ka)
+		transposeInto(bt, b)
+		ct := getScratch[T](n, m)
+		gemmByRows(ct, bt, a, false, 0)
+		for i := 0; i < m; i++ {
+			row := dst.Data[i*n : (i+1)*n]
+			for j := range row {
+				if beta == 0 {
+					row[j] = ct.Data[j*m+i]
+				} else {
+					row[j] = beta*row[j] + ct.Data[j*m+i]
+				}
+			}
+		}
+		putScratch(ct) // LIFO, so the next call gets each back at its size
+		putScratch(bt)
+		return
+	}
 	if transA && !transB && n < gemmTransposeMinRows && m >= 2*n && m*n <= gemmTransposeMaxElems {
 		// aᵀ·b with few columns (the weight gradient Xᵀ∂Y of a narrow
 		// Linear layer) runs as length-N axpys; computing the transposed
@@ -73,6 +95,10 @@ func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
 		putScratch(ct)
 		return
 	}
+	if gemmRowsFit(dst, a, b, transA, transB, alpha, beta) {
+		gemmByRows(dst, a, b, transB, beta)
+		return
+	}
 	k := kernel[T]{kind: kGemmTiles}
 	k.dst, k.a, k.b = dst, a, b
 	// gonum runs a·b as length-N axpys (one per element of a) and a·bᵀ as
@@ -84,17 +110,100 @@ func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
 	if wantT := n < ka; wantT != transB && m >= gemmTransposeMinRows && n*ka <= gemmTransposeMaxElems {
 		bt := getScratch[T](b.Cols, b.Rows)
 		defer putScratch(bt)
-		for i := 0; i < b.Rows; i++ {
-			for j, v := range b.Data[i*b.Cols : (i+1)*b.Cols] {
-				bt.Data[j*b.Rows+i] = v
-			}
-		}
+		transposeInto(bt, b)
 		k.b, transB = bt, wantT
 	}
 	k.transA, k.transB = transA, transB
 	k.alpha, k.beta = alpha, beta
 	k.height, k.width = tm, tn
 	k.launch(mt*nt, min(tm, m)*min(tn, n)*ka)
+}
+
+// gemmRowsMaxK bounds the inner dimension of the row kernel (the length of
+// its index vector, rowIdentity).
+const gemmRowsMaxK = 1 << 15
+
+// gemmRowsMaxN bounds the output width of the row kernel: beyond it gonum's
+// cache-blocked kernel is faster.
+const gemmRowsMaxN = 128
+
+// rowIdentity is 0, 1, …: the source rows of a dense product seen as an
+// aggregation (row i of a·b sums b's rows weighted by a's row i).
+var rowIdentity = func() (id [gemmRowsMaxK]int32) {
+	for i := range id {
+		id[i] = int32(i)
+	}
+	return id
+}()
+
+// gemmRowsFit reports whether Gemm can run as float32 row aggregations on
+// AVX2: dst = a·op(b) or dst += a·op(b) with narrow outputs, the shapes
+// of graph layers (N×64 times 64×7) where gonum's per-element dots and
+// axpys are dominated by call overhead.
+func gemmRowsFit[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) bool {
+	if _, ok := any(dst.Data).([]float32); !ok || !haveAVX2FMA {
+		return false
+	}
+	if transA || alpha != 1 || (beta != 0 && beta != 1) {
+		return false
+	}
+	k := a.Cols
+	if k > gemmRowsMaxK || dst.Cols > gemmRowsMaxN {
+		return false
+	}
+	return !transB || b.Rows*b.Cols <= gemmTransposeMaxElems
+}
+
+// gemmRowsFitT reports whether dst = aᵀ·b + β·dst can run as the row
+// kernel on bᵀ·a: float32 on AVX2, α = 1, a's rows (the outputs of bᵀ·a)
+// narrow, and b's transpose small enough to copy.
+func gemmRowsFitT[T Float](dst, a, b *Dense[T], alpha T) bool {
+	if _, ok := any(dst.Data).([]float32); !ok || !haveAVX2FMA || alpha != 1 {
+		return false
+	}
+	return a.Rows <= gemmRowsMaxK && a.Cols <= gemmRowsMaxN && b.Rows*b.Cols <= gemmTransposeMaxElems*16
+}
+
+// gemmByRows runs a Gemm that gemmRowsFit accepted, transposing a small
+// transposed b into scratch first.
+func gemmByRows[T Float](dst, a, b *Dense[T], transB bool, beta T) {
+	if transB {
+		bt := getScratch[T](b.Cols, b.Rows)
+		defer putScratch(bt)
+		transposeInto(bt, b)
+		b = bt
+	}
+	k := kernel[T]{kind: kGemmRows}
+	k.dst, k.a, k.b, k.acc = dst, a, b, beta == 1
+	k.launch(dst.Rows, dst.Cols*a.Cols)
+}
+
+// transposeInto sets dst (c×r) to the transpose of m (r×c).
+func transposeInto[T Float](dst, m *Dense[T]) {
+	for i := 0; i < m.Rows; i++ {
+		for j, v := range m.Data[i*m.Cols : (i+1)*m.Cols] {
+			dst.Data[j*m.Rows+i] = v
+		}
+	}
+}
+
+// gemmRows computes rows [lo, hi) of dst (+)= a·b (float32 only, see
+// gemmRowsFit): row i aggregates b's rows weighted by row i of a.
+func gemmRows[T Float](k *kernel[T], lo, hi int) {
+	d, _ := any(k.dst.Data).([]float32)
+	a, _ := any(k.a.Data).([]float32)
+	b, _ := any(k.b.Data).([]float32)
+	n, kk := k.dst.Cols, k.a.Cols
+	for i := lo; i < hi; i++ {
+		row := d[i*n : (i+1)*n]
+		if kk == 0 {
+			if !k.acc {
+				clear(row)
+			}
+			continue
+		}
+		axpyRowAVX(row, b, n, &rowIdentity[0], &a[i*kk], kk, k.acc)
+	}
 }
 
 // MatMul computes dst = a·b (dst must be a.Rows×b.Cols).

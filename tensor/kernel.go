@@ -147,6 +147,7 @@ type kernelKind uint8
 const (
 	kNone kernelKind = iota
 	kGemmTiles
+	kGemmRows
 	kAggregateRows
 	kSpmmtParts
 	kSumParts
@@ -175,6 +176,8 @@ func (k *kernel[T]) Range(lo, hi int) {
 	switch k.kind {
 	case kGemmTiles:
 		gemmTiles(k, lo, hi)
+	case kGemmRows:
+		gemmRows(k, lo, hi)
 	case kAggregateRows:
 		aggregateRows(k, lo, hi)
 	case kSpmmtParts:

@@ -76,7 +76,8 @@ func closeSlices[T Float](t *testing.T, name string, got, want []T) {
 // shapes are the (rows, inner, cols) triples the kernels are tested on;
 // the large ones exceed the parallel grain so that several goroutines run.
 var shapes = [][3]int{{0, 3, 4}, {1, 1, 1}, {3, 0, 2}, {5, 7, 3}, {17, 9, 65}, {130, 70, 200}, {400, 33, 64},
-	{100, 64, 18}, {64, 300, 10}} // the last two take Gemm's transposing paths
+	{100, 64, 18}, {64, 300, 10}, // these two take Gemm's transposing paths
+	{300, 64, 7}, {300, 7, 64}, {40, 1100, 5}} // AVX2 row kernel (float32, α = 1, β ∈ {0, 1}) and beyond its K
 
 func TestGemm(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
@@ -89,7 +90,7 @@ func testGemm[T Float](t *testing.T) {
 	for _, s := range shapes {
 		m, k, n := s[0], s[1], s[2]
 		for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
-			for _, ab := range [][2]T{{1, 0}, {0.5, 1}, {-2, 0.25}, {0, 3}} {
+			for _, ab := range [][2]T{{1, 0}, {1, 1}, {0.5, 1}, {-2, 0.25}, {0, 3}} {
 				name := fmt.Sprintf("%T %v trans=%v alpha,beta=%v", T(0), s, tr, ab)
 				a := randDense[T](rng, m, k)
 				if tr[0] {

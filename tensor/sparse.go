@@ -55,7 +55,7 @@ func aggregateRows[T Float](k *kernel[T], lo, hi int) {
 	switch d := any(k.dst.Data).(type) {
 	case []float32:
 		w, _ := any(k.w).([]float32)
-		if haveAVX2FMA && k.dst.Cols >= 8 {
+		if haveAVX2FMA && k.dst.Cols >= 1 {
 			aggregateRowsAVX(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi)
 			return
 		}
