@@ -104,9 +104,7 @@ func (p *unaryOp[T]) forwardRange(lo, hi int) {
 	y = y[:len(x)]
 	switch p.kind {
 	case unaryReLU:
-		for i, v := range x {
-			y[i] = max(v, 0) // NaN propagates, as in PyTorch
-		}
+		tensor.VecReLU(y, x) // NaN propagates, as in PyTorch
 	case unaryLeakyReLU:
 		s := T(p.a)
 		for i, v := range x {
@@ -178,10 +176,7 @@ func (p *unaryOp[T]) backwardRange(lo, hi int) {
 	gx, y, g = gx[:len(x)], y[:len(x)], g[:len(x)]
 	switch p.kind {
 	case unaryReLU:
-		for i, v := range x {
-			// Subgradient 0 at exactly 0, as PyTorch.
-			gx[i] += g[i] * T(unaryIndicator(v > 0))
-		}
+		tensor.VecReLUGrad(gx, g, x) // subgradient 0 at exactly 0, as PyTorch
 	case unaryLeakyReLU:
 		s := T(p.a)
 		for i, v := range x {

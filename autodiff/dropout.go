@@ -40,18 +40,13 @@ func (p *dropoutOp[T]) forwardBlocks(lo, hi int) {
 				p.mask[i+1] = dropoutKeep(r>>32, p.thr, p.keep)
 			}
 		}
-		for i := b * dropoutBlock; i < end; i++ {
-			y[i] = x[i] * p.mask[i]
-		}
+		lo := b * dropoutBlock
+		tensor.VecMul(y[lo:end], x[lo:end], p.mask[lo:end])
 	}
 }
 
 func (p *dropoutOp[T]) backwardRange(lo, hi int) {
-	gx, g, m := p.x.Grad.Data[lo:hi], p.out.Grad.Data[lo:hi], p.mask[lo:hi]
-	g, m = g[:len(gx)], m[:len(gx)]
-	for i, v := range g {
-		gx[i] += v * m[i]
-	}
+	tensor.VecMulAdd(p.x.Grad.Data[lo:hi], p.out.Grad.Data[lo:hi], p.mask[lo:hi])
 }
 
 // Backward implements Op: the same mask scales the gradient.

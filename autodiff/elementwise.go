@@ -66,6 +66,7 @@ type binaryOp[T Float] struct {
 	aRS, aCS  int // strides of a in the output's index space
 	bRS, bCS  int
 	acc       []float64 // reduction buffer of a broadcast operand's gradient
+	part      []T       // partial column sums (sumRowBlocks)
 	// Method values bound once per record (see unaryOp).
 	fwd, bwdA, bwdB func(lo, hi int)
 }
@@ -101,17 +102,13 @@ func (p *binaryOp[T]) forwardRows(lo, hi int) {
 			x, z := ad[ao:ao+C], bd[bo:bo+C]
 			switch p.kind {
 			case binaryAdd:
-				for j := range y {
-					y[j] = x[j] + z[j]
-				}
+				tensor.VecAdd(y, x, z)
 			case binarySub:
 				for j := range y {
 					y[j] = x[j] - z[j]
 				}
 			case binaryMul:
-				for j := range y {
-					y[j] = x[j] * z[j]
-				}
+				tensor.VecMul(y, x, z)
 			case binaryDiv:
 				for j := range y {
 					y[j] = x[j] / z[j]
@@ -143,6 +140,17 @@ func (p *binaryOp[T]) backwardRowsA(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		gr := g[i*C : (i+1)*C]
 		ao, bo := i*p.aRS, i*p.bRS
+		if p.aCS == 1 { // contiguous rows: the vector kernels
+			ra := ga[ao : ao+C]
+			switch {
+			case p.kind == binaryMul && p.bCS == 1:
+				tensor.VecMulAdd(ra, gr, bd[bo:bo+C])
+				continue
+			case p.kind == binaryAdd || p.kind == binarySub:
+				tensor.VecAdd(ra, ra, gr)
+				continue
+			}
+		}
 		switch p.kind {
 		case binaryMul:
 			for j, v := range gr {
@@ -205,6 +213,27 @@ func (p *binaryOp[T]) backwardBroadcast(isA bool) {
 	}
 	acc := p.acc[:n]
 	clear(acc)
+	if (p.kind == binaryAdd || p.kind == binarySub) && vRS == 0 && vCS == 1 {
+		p.sumRowBlocks(acc, p.out.Grad.Data, R, C) // a bias
+	} else {
+		p.reduceBroadcast(acc, isA, o.Value.Data, vRS, vCS, oRS, oCS)
+	}
+	gv := v.Grad.Data
+	if p.kind == binarySub && !isA {
+		for k, x := range acc {
+			gv[k] -= T(x)
+		}
+		return
+	}
+	for k, x := range acc {
+		gv[k] += T(x)
+	}
+}
+
+// reduceBroadcast adds to acc the gradient of the broadcast operand (with
+// strides vRS, vCS; the other operand's values od with strides oRS, oCS).
+func (p *binaryOp[T]) reduceBroadcast(acc []float64, isA bool, od []T, vRS, vCS, oRS, oCS int) {
+	R, C := p.out.Value.Rows, p.out.Value.Cols
 	g, ad, bd := p.out.Grad.Data, p.a.Value.Data, p.b.Value.Data
 	for i := 0; i < R; i++ {
 		gr := g[i*C : (i+1)*C]
@@ -212,7 +241,6 @@ func (p *binaryOp[T]) backwardBroadcast(isA bool) {
 		ao, bo := i*p.aRS, i*p.bRS
 		switch {
 		case p.kind == binaryMul:
-			od := o.Value.Data
 			for j, x := range gr {
 				acc[vo+j*vCS] += float64(x) * float64(od[oo+j*oCS])
 			}
@@ -231,15 +259,26 @@ func (p *binaryOp[T]) backwardBroadcast(isA bool) {
 			}
 		}
 	}
-	gv := v.Grad.Data
-	if p.kind == binarySub && !isA {
-		for k, x := range acc {
-			gv[k] -= T(x)
-		}
-		return
+}
+
+// sumRowBlocks adds the R×C gradient g's column sums to acc (the gradient of
+// a broadcast row vector, a bias): blocks of rowBlock rows are summed in T
+// with the vector kernels, and the block sums in float64, so the rounding
+// error stays that of a rowBlock-term sum.
+func (p *binaryOp[T]) sumRowBlocks(acc []float64, g []T, R, C int) {
+	const rowBlock = 32
+	if cap(p.part) < C {
+		p.part = make([]T, C)
 	}
-	for k, x := range acc {
-		gv[k] += T(x)
+	part := p.part[:C]
+	for r0 := 0; r0 < R; r0 += rowBlock {
+		copy(part, g[r0*C:(r0+1)*C])
+		for i := r0 + 1; i < min(r0+rowBlock, R); i++ {
+			tensor.VecAdd(part, part, g[i*C:(i+1)*C])
+		}
+		for j, x := range part {
+			acc[j] += float64(x)
+		}
 	}
 }
 

@@ -238,37 +238,45 @@ func TestBinaryShapeMismatchPanics(t *testing.T) {
 // TestBinaryParallelMatchesSerial exercises the row-parallel paths on a
 // matrix large enough for tensor.ParallelFor to split it.
 func TestBinaryParallelMatchesSerial(t *testing.T) {
+	testBinaryParallel[float64](t, 1e-15, 1e-12)
+	testBinaryParallel[float32](t, 1e-6, 1e-4) // the AVX2 vector kernels
+}
+
+func testBinaryParallel[T Float](t *testing.T, tol, biasTol float64) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	a := ewtVar[float64](rng, "a", 300, 200, nil)
-	b := ewtVar[float64](rng, "b", 300, 200, nil)
-	bias := ewtVar[float64](rng, "bias", 1, 200, nil)
-	var tp Tape[float64]
+	a := ewtVar[T](rng, "a", 300, 200, nil)
+	b := ewtVar[T](rng, "b", 300, 200, nil)
+	bias := ewtVar[T](rng, "bias", 1, 200, nil)
+	var tp Tape[T]
 	out := Add(&tp, Mul(&tp, a, b), bias)
-	seed := tensor.NewDense[float64](300, 200)
+	seed := tensor.NewDense[T](300, 200)
 	for i := range seed.Data {
-		seed.Data[i] = rng.Float64()
+		seed.Data[i] = T(rng.Float64())
 	}
 	if err := tp.BackwardSeeded(out, seed); err != nil {
 		t.Fatal(err)
 	}
+	near := func(got T, want float64, tol float64) bool {
+		return math.Abs(float64(got)-want) <= tol*(1+math.Abs(want))
+	}
 	for i := 0; i < 300; i++ {
 		for j := 0; j < 200; j++ {
 			k := i*200 + j
-			if want := a.Value.Data[k]*b.Value.Data[k] + bias.Value.Data[j]; out.Value.Data[k] != want {
-				t.Fatalf("forward (%d,%d) = %g, want %g", i, j, out.Value.Data[k], want)
+			if want := float64(a.Value.Data[k]*b.Value.Data[k]) + float64(bias.Value.Data[j]); !near(out.Value.Data[k], want, tol) {
+				t.Fatalf("%T forward (%d,%d) = %g, want %g", T(0), i, j, out.Value.Data[k], want)
 			}
-			if want := seed.Data[k] * b.Value.Data[k]; math.Abs(a.Grad.Data[k]-want) > 1e-15 {
-				t.Fatalf("grad a (%d,%d) = %g, want %g", i, j, a.Grad.Data[k], want)
+			if want := float64(seed.Data[k]) * float64(b.Value.Data[k]); !near(a.Grad.Data[k], want, tol) {
+				t.Fatalf("%T grad a (%d,%d) = %g, want %g", T(0), i, j, a.Grad.Data[k], want)
 			}
 		}
 	}
 	for j := 0; j < 200; j++ {
 		var want float64
 		for i := 0; i < 300; i++ {
-			want += seed.Data[i*200+j]
+			want += float64(seed.Data[i*200+j])
 		}
-		if math.Abs(bias.Grad.Data[j]-want) > 1e-12 {
-			t.Fatalf("bias grad %d = %g, want %g", j, bias.Grad.Data[j], want)
+		if !near(bias.Grad.Data[j], want, biasTol) {
+			t.Fatalf("%T bias grad %d = %g, want %g", T(0), j, bias.Grad.Data[j], want)
 		}
 	}
 }

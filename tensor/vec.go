@@ -1,0 +1,90 @@
+package tensor
+
+// Serial elementwise kernels over one slice (typically a row): the inner
+// loops of autodiff's elementwise ops, which do their own parallel
+// splitting. float32 slices run on AVX2 where available (Go does not
+// vectorise loops, and these passes over every activation are a good part
+// of a small model's step); other types run the plain loop. Slices are
+// truncated to len(dst); they must be at least that long.
+
+// VecAdd sets dst = a + b; dst may alias a or b.
+func VecAdd[T Float](dst, a, b []T) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	if d, ok := any(dst).([]float32); ok && haveAVX2FMA {
+		n := len(d) &^ 7
+		if n > 0 {
+			vecAdd32(&d[0], &any(a).([]float32)[0], &any(b).([]float32)[0], n)
+		}
+		dst, a, b = dst[n:], a[n:], b[n:]
+	}
+	for i := range dst {
+		dst[i] = a[i] + b[i]
+	}
+}
+
+// VecMul sets dst = a ⊙ b; dst may alias a or b.
+func VecMul[T Float](dst, a, b []T) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	if d, ok := any(dst).([]float32); ok && haveAVX2FMA {
+		n := len(d) &^ 7
+		if n > 0 {
+			vecMul32(&d[0], &any(a).([]float32)[0], &any(b).([]float32)[0], n)
+		}
+		dst, a, b = dst[n:], a[n:], b[n:]
+	}
+	for i := range dst {
+		dst[i] = a[i] * b[i]
+	}
+}
+
+// VecMulAdd sets dst += a ⊙ b (fused on AVX2); dst must not alias a or b.
+func VecMulAdd[T Float](dst, a, b []T) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	if d, ok := any(dst).([]float32); ok && haveAVX2FMA {
+		n := len(d) &^ 7
+		if n > 0 {
+			vecMulAdd32(&d[0], &any(a).([]float32)[0], &any(b).([]float32)[0], n)
+		}
+		dst, a, b = dst[n:], a[n:], b[n:]
+	}
+	for i := range dst {
+		dst[i] += a[i] * b[i]
+	}
+}
+
+// VecReLU sets dst = max(x, 0), keeping NaNs; dst may alias x.
+func VecReLU[T Float](dst, x []T) {
+	x = x[:len(dst)]
+	if d, ok := any(dst).([]float32); ok && haveAVX2FMA {
+		n := len(d) &^ 7
+		if n > 0 {
+			vecReLU32(&d[0], &any(x).([]float32)[0], n)
+		}
+		dst, x = dst[n:], x[n:]
+	}
+	for i, v := range x {
+		if v > 0 || v != v {
+			dst[i] = v
+		} else {
+			dst[i] = 0
+		}
+	}
+}
+
+// VecReLUGrad adds g to dst where x > 0 (the ReLU backward pass, with
+// subgradient 0 at 0 as PyTorch); dst must not alias g or x.
+func VecReLUGrad[T Float](dst, g, x []T) {
+	g, x = g[:len(dst)], x[:len(dst)]
+	if d, ok := any(dst).([]float32); ok && haveAVX2FMA {
+		n := len(d) &^ 7
+		if n > 0 {
+			vecReLUGrad32(&d[0], &any(g).([]float32)[0], &any(x).([]float32)[0], n)
+		}
+		dst, g, x = dst[n:], g[n:], x[n:]
+	}
+	for i, v := range x {
+		if v > 0 {
+			dst[i] += g[i]
+		}
+	}
+}

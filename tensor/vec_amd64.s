@@ -1,0 +1,155 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// Elementwise float32 kernels on AVX2 over n elements, n a multiple of 8
+// (the Go wrappers in vec.go run the last n mod 8). Each loop handles 16
+// elements per iteration when it can, then 8.
+
+// func vecAdd32(dst, a, b *float32, n int)
+// dst = a + b
+TEXT ·vecAdd32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+add16:
+	CMPQ CX, $16
+	JLT add8
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VADDPS (DX)(AX*4), Y0, Y0
+	VADDPS 32(DX)(AX*4), Y1, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	ADDQ $16, AX
+	SUBQ $16, CX
+	JMP add16
+add8:
+	TESTQ CX, CX
+	JZ adddone
+	VMOVUPS (SI)(AX*4), Y0
+	VADDPS (DX)(AX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+adddone:
+	VZEROUPPER
+	RET
+
+// func vecMul32(dst, a, b *float32, n int)
+// dst = a ⊙ b
+TEXT ·vecMul32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+mul16:
+	CMPQ CX, $16
+	JLT mul8
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VMULPS (DX)(AX*4), Y0, Y0
+	VMULPS 32(DX)(AX*4), Y1, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	ADDQ $16, AX
+	SUBQ $16, CX
+	JMP mul16
+mul8:
+	TESTQ CX, CX
+	JZ muldone
+	VMOVUPS (SI)(AX*4), Y0
+	VMULPS (DX)(AX*4), Y0, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+muldone:
+	VZEROUPPER
+	RET
+
+// func vecMulAdd32(dst, a, b *float32, n int)
+// dst += a ⊙ b
+TEXT ·vecMulAdd32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+fma16:
+	CMPQ CX, $16
+	JLT fma8
+	VMOVUPS (DI)(AX*4), Y0
+	VMOVUPS 32(DI)(AX*4), Y1
+	VMOVUPS (SI)(AX*4), Y2
+	VMOVUPS 32(SI)(AX*4), Y3
+	VFMADD231PS (DX)(AX*4), Y2, Y0
+	VFMADD231PS 32(DX)(AX*4), Y3, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	ADDQ $16, AX
+	SUBQ $16, CX
+	JMP fma16
+fma8:
+	TESTQ CX, CX
+	JZ fmadone
+	VMOVUPS (DI)(AX*4), Y0
+	VMOVUPS (SI)(AX*4), Y2
+	VFMADD231PS (DX)(AX*4), Y2, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+fmadone:
+	VZEROUPPER
+	RET
+
+// func vecReLU32(dst, x *float32, n int)
+// dst = max(x, 0); MAXPS returns its second source when either is NaN, and
+// that source is x, so NaN propagates.
+TEXT ·vecReLU32(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+	VXORPS Y7, Y7, Y7
+relu16:
+	CMPQ CX, $16
+	JLT relu8
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VMAXPS Y0, Y7, Y0
+	VMAXPS Y1, Y7, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	ADDQ $16, AX
+	SUBQ $16, CX
+	JMP relu16
+relu8:
+	TESTQ CX, CX
+	JZ reludone
+	VMOVUPS (SI)(AX*4), Y0
+	VMAXPS Y0, Y7, Y0
+	VMOVUPS Y0, (DI)(AX*4)
+reludone:
+	VZEROUPPER
+	RET
+
+// func vecReLUGrad32(dst, grad, x *float32, n int)
+// dst += grad where x > 0 (ordered: a NaN x passes nothing)
+TEXT ·vecReLUGrad32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ grad+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	VXORPS Y7, Y7, Y7
+rg8:
+	TESTQ CX, CX
+	JZ rgdone
+	VMOVUPS (DX)(AX*4), Y0
+	VCMPPS $0x1e, Y7, Y0, Y1 // x > 0 (GT_OQ)
+	VANDPS (SI)(AX*4), Y1, Y1
+	VADDPS (DI)(AX*4), Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ $8, AX
+	SUBQ $8, CX
+	JMP rg8
+rgdone:
+	VZEROUPPER
+	RET
