@@ -5,8 +5,9 @@
 // func axpyRows32(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
 //
 // dst[0:32] = (acc ? dst[0:32] : 0) + Σ_{e<n} w[e]·h[idx[e]·stride : idx[e]·stride+32],
-// keeping the 32 outputs in four YMM registers across all n terms, so the
-// output row is loaded and stored once per call instead of once per term.
+// keeping the 32 outputs in YMM registers across all n terms, so the output
+// row is loaded and stored once per call instead of once per term; even and
+// odd terms go to separate accumulators, halving the FMA dependency chain.
 // Zero weights are not skipped: after dropout they come in a random
 // pattern, and the mispredicted branches cost more than the work saved.
 TEXT ·axpyRows32(SB), NOSPLIT, $0-49
@@ -29,9 +30,34 @@ TEXT ·axpyRows32(SB), NOSPLIT, $0-49
 	VMOVUPS 64(DI), Y2
 	VMOVUPS 96(DI), Y3
 r32loop0:
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+r32pairs: // two terms per iteration into two sets of accumulators
+	CMPQ CX, $2
+	JLT r32single
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	MOVLQSX 4(R8), R11
+	IMULQ DX, R11
+	VBROADCASTSS (R9), Y4
+	VBROADCASTSS 4(R9), Y5
+	VFMADD231PS (SI)(R10*1), Y4, Y0
+	VFMADD231PS 32(SI)(R10*1), Y4, Y1
+	VFMADD231PS 64(SI)(R10*1), Y4, Y2
+	VFMADD231PS 96(SI)(R10*1), Y4, Y3
+	VFMADD231PS (SI)(R11*1), Y5, Y8
+	VFMADD231PS 32(SI)(R11*1), Y5, Y9
+	VFMADD231PS 64(SI)(R11*1), Y5, Y10
+	VFMADD231PS 96(SI)(R11*1), Y5, Y11
+	ADDQ $8, R8
+	ADDQ $8, R9
+	SUBQ $2, CX
+	JMP r32pairs
+r32single:
 	TESTQ CX, CX
-	JZ r32done
-r32loop:
+	JZ r32sum
 	MOVLQSX (R8), R10
 	IMULQ DX, R10
 	VBROADCASTSS (R9), Y4
@@ -39,10 +65,11 @@ r32loop:
 	VFMADD231PS 32(SI)(R10*1), Y4, Y1
 	VFMADD231PS 64(SI)(R10*1), Y4, Y2
 	VFMADD231PS 96(SI)(R10*1), Y4, Y3
-	ADDQ $4, R8
-	ADDQ $4, R9
-	DECQ CX
-	JNZ r32loop
+r32sum:
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y1, Y1
+	VADDPS Y10, Y2, Y2
+	VADDPS Y11, Y3, Y3
 r32done:
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
