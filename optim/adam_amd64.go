@@ -1,0 +1,14 @@
+//go:build !purego
+
+package optim
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX2 reports whether adam32 can run.
+var haveAVX2 = cpu.X86.HasAVX2
+
+// adam32 is torchAdam's plain (not AMSGrad) float32 loop on AVX2 for n a
+// multiple of 8; k is l2, b1, c1, b2, c2, inv, eps, step size, lr·wd.
+//
+//go:noescape
+func adam32(p, grad, m, v *float32, n int, k *[9]float32)

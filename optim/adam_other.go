@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package optim
+
+const haveAVX2 = false
+
+func adam32(p, g, m, v *float32, n int, k *[9]float32) { panic("optim: adam32 without AVX2") }
