@@ -61,16 +61,7 @@ func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
 		transposeInto(bt, b)
 		ct := getScratch[T](n, m)
 		gemmByRows(ct, bt, a, false, 0)
-		for i := 0; i < m; i++ {
-			row := dst.Data[i*n : (i+1)*n]
-			for j := range row {
-				if beta == 0 {
-					row[j] = ct.Data[j*m+i]
-				} else {
-					row[j] = beta*row[j] + ct.Data[j*m+i]
-				}
-			}
-		}
+		addTransposed(dst, ct, beta)
 		putScratch(ct) // LIFO, so the next call gets each back at its size
 		putScratch(bt)
 		return
@@ -82,16 +73,7 @@ func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
 		// is about twice as fast.
 		ct := getScratch[T](n, m)
 		Gemm(ct, b, a, true, false, alpha, 0)
-		for i := 0; i < m; i++ {
-			row := dst.Data[i*n : (i+1)*n]
-			for j := range row {
-				if beta == 0 {
-					row[j] = ct.Data[j*m+i]
-				} else {
-					row[j] = beta*row[j] + ct.Data[j*m+i]
-				}
-			}
-		}
+		addTransposed(dst, ct, beta)
 		putScratch(ct)
 		return
 	}
@@ -178,6 +160,22 @@ func gemmByRows[T Float](dst, a, b *Dense[T], transB bool, beta T) {
 	k.launch(dst.Rows, dst.Cols*a.Cols)
 }
 
+// addTransposed sets dst (m×n) to ctᵀ + beta·dst, ct being n×m; with beta = 0
+// dst's old contents (NaNs included) are ignored.
+func addTransposed[T Float](dst, ct *Dense[T], beta T) {
+	m, n := dst.Rows, dst.Cols
+	for i := 0; i < m; i++ {
+		row := dst.Data[i*n : (i+1)*n]
+		for j := range row {
+			if beta == 0 {
+				row[j] = ct.Data[j*m+i]
+			} else {
+				row[j] = beta*row[j] + ct.Data[j*m+i]
+			}
+		}
+	}
+}
+
 // transposeInto sets dst (c×r) to the transpose of m (r×c).
 func transposeInto[T Float](dst, m *Dense[T]) {
 	for i := 0; i < m.Rows; i++ {
@@ -188,7 +186,8 @@ func transposeInto[T Float](dst, m *Dense[T]) {
 }
 
 // gemmRows computes rows [lo, hi) of dst (+)= a·b (float32 only, see
-// gemmRowsFit): row i aggregates b's rows weighted by row i of a.
+// gemmRowsFit): row i aggregates b's rows weighted by row i of a. Gemm has
+// already returned for an empty inner dimension, so every row has terms.
 func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	d, _ := any(k.dst.Data).([]float32)
 	a, _ := any(k.a.Data).([]float32)
@@ -196,12 +195,6 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	n, kk := k.dst.Cols, k.a.Cols
 	for i := lo; i < hi; i++ {
 		row := d[i*n : (i+1)*n]
-		if kk == 0 {
-			if !k.acc {
-				clear(row)
-			}
-			continue
-		}
 		axpyRowAVX(row, b, n, &rowIdentity[0], &a[i*kk], kk, k.acc)
 	}
 }
