@@ -103,6 +103,9 @@ func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.No
 	switch {
 	case cfg.Classifier == "prcc":
 		m.prcc = nn.NewPRCC[float32]("prcc", dims, ds.NumClasses, rng)
+		if err := m.prcc.SetScale(cfg.ClassifierScale); err != nil {
+			return nil, err
+		}
 	case cfg.Routing == "euclidean":
 		m.linear = nn.NewLinear[float32]("classifier", d, ds.NumClasses, true, rng)
 	default:

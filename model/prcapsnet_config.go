@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/prcaps/prcaps/manifold"
 )
@@ -28,6 +29,11 @@ type PRCapsConfig struct {
 	// Classifier is "prcc" (pseudo-Riemannian capsule classifier, default)
 	// or "linear" (a linear layer on loĝ_o(v)).
 	Classifier string
+	// ClassifierScale is PRCC's initial scale softplus(τ₀) (τ =
+	// softplus(τ₀)·√|β| is learned from there). Default 1 for node
+	// classification; DefaultGraphConfig sets 10, chosen on MUTAG's inner
+	// validation accuracy (see DefaultGraphConfig).
+	ClassifierScale float64
 
 	K          int    // perspectives of ACR (default 4)
 	Iters      int    // routing iterations T (default 3)
@@ -50,7 +56,7 @@ type PRCapsConfig struct {
 func DefaultPRCapsConfig() PRCapsConfig {
 	return PRCapsConfig{
 		Hidden: 64, S: 9, T: 9, Layers: 1,
-		Routing: "acr", Classifier: "prcc",
+		Routing: "acr", Classifier: "prcc", ClassifierScale: 1,
 		K: 4, Iters: 3, Activation: "squash", Coupling: "children",
 		Dropout: 0.5,
 	}
@@ -71,6 +77,8 @@ func (c PRCapsConfig) validate() error {
 		return fmt.Errorf("%d perspectives: need at least one", c.K)
 	case c.Iters < 1:
 		return fmt.Errorf("%d routing iterations: need at least one", c.Iters)
+	case !(c.ClassifierScale > 0) || math.IsInf(c.ClassifierScale, 0):
+		return fmt.Errorf("classifier scale %v must be positive and finite", c.ClassifierScale)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return fmt.Errorf("dropout %v must be in [0, 1)", c.Dropout)
 	}

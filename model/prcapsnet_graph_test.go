@@ -7,6 +7,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/tensor"
 	"github.com/prcaps/prcaps/train"
 )
@@ -203,6 +204,8 @@ func TestPRCapsGraphRejectsUnsupported(t *testing.T) {
 		func(c *PRCapsConfig) { c.Routing = "none" },
 		func(c *PRCapsConfig) { c.Coupling = "parents" },
 		func(c *PRCapsConfig) { c.Hidden = 0 },
+		func(c *PRCapsConfig) { c.ClassifierScale = 0 },
+		func(c *PRCapsConfig) { c.ClassifierScale = math.Inf(1) },
 	} {
 		cfg, _, _ := DefaultGraphConfig("prcapsnet")
 		f(&cfg)
@@ -212,5 +215,25 @@ func TestPRCapsGraphRejectsUnsupported(t *testing.T) {
 	}
 	if _, _, err := DefaultGraphConfig("gcn"); err == nil {
 		t.Error("unknown graph model accepted")
+	}
+}
+
+// The graph network starts PRCC at DefaultGraphClassifierScale, the node
+// network at 1, and both follow ClassifierScale.
+func TestPRCapsClassifierScale(t *testing.T) {
+	ds := embeddedMUTAG(t)
+	cfg, _, _ := DefaultGraphConfig("prcapsnet")
+	for _, want := range []float64{DefaultGraphClassifierScale, 3} {
+		cfg.ClassifierScale = want
+		m, err := NewPRCapsGraphNet(ds, cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := manifold.Softplus(float64(m.prcc.Tau0.Value.Data[0])); math.Abs(got-want) > 1e-5*want {
+			t.Errorf("graph network: initial scale %v, want %v", got, want)
+		}
+	}
+	if got := DefaultPRCapsConfig().ClassifierScale; got != 1 {
+		t.Errorf("node default scale %v, want 1", got)
 	}
 }

@@ -77,6 +77,20 @@ func NewPRCC[T autodiff.Float](name string, dims manifold.Dims, classes int, rng
 	return c
 }
 
+// SetScale sets τ₀ so that softplus(τ₀) = s: at β = −1 the logits then
+// start as s·Align + b. Align is a (pseudo-)cosine, about ±1 for most
+// capsules, so s bounds how far apart the logits can start; like the scale
+// of any cosine classifier it decides how hard the loss pushes on examples
+// already classified correctly. s must be positive and finite.
+func (c *PRCC[T]) SetScale(s float64) error {
+	if !(s > 0) || math.IsInf(s, 0) {
+		return fmt.Errorf("nn: PRCC scale %v must be positive and finite", s)
+	}
+	// softplus⁻¹(s) = log(eˢ − 1) = s + log(1 − e⁻ˢ), stable for large s.
+	c.Tau0.Value.Data[0] = T(s + math.Log(-math.Expm1(-s)))
+	return nil
+}
+
 // tau records τ = softplus(τ₀)·r, r = √|β|.
 func (c *PRCC[T]) tau(t *autodiff.Tape[T], beta *autodiff.Var[T]) *autodiff.Var[T] {
 	return autodiff.Mul(t, autodiff.Softplus(t, c.Tau0), manifold.RadiusOp(t, beta))

@@ -188,6 +188,48 @@ func TestPRCCTauScalesWithRadius(t *testing.T) {
 	}
 }
 
+// TestPRCCSetScale: SetScale(s) makes softplus(τ₀) = s, so the logits
+// (minus b) scale by s, for small and large s; bad scales are rejected.
+func TestPRCCSetScale(t *testing.T) {
+	dims := manifold.Dims{S: 3, T: 2}
+	rng := rand.New(rand.NewPCG(10, 10))
+	c := NewPRCC[float64]("prcc", dims, 3, rng)
+	n := 4
+	var pts []float64
+	for i := 0; i < n; i++ {
+		xi := make([]float64, dims.Tangent())
+		for j := range xi {
+			xi[j] = rng.Float64()*2 - 1
+		}
+		pts = append(pts, manifold.ExpOVec(xi, -1, dims)...)
+	}
+	v := pccLeaf[float64]("v", n, dims.Ambient(), pts, false)
+	beta := pccLeaf[float64]("beta", 1, 1, []float64{-1}, false)
+	logits := func() []float64 {
+		var tp autodiff.Tape[float64]
+		return pccData(c.Forward(&tp, v, beta))
+	}
+	base := logits() // softplus(τ₀) = 1 at construction, b = 0
+	for _, s := range []float64{0.25, 1, 10, 50, 800} {
+		if err := c.SetScale(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := manifold.Softplus(c.Tau0.Value.Data[0]); math.Abs(got-s) > 1e-9*s {
+			t.Fatalf("SetScale(%v): softplus(τ₀) = %v", s, got)
+		}
+		for i, l := range logits() {
+			if math.Abs(l-s*base[i]) > 1e-9*(1+math.Abs(l)) {
+				t.Fatalf("scale %v: logit %d = %v, want %v", s, i, l, s*base[i])
+			}
+		}
+	}
+	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if err := c.SetScale(s); err == nil {
+			t.Errorf("SetScale(%v) accepted", s)
+		}
+	}
+}
+
 // TestPRCCSingularCapsules: a capsule at the pole (z = 0) scores 0 (logit =
 // b), a light-like z scores ±10 or 0 (its pseudo-norm is floored at ε), and
 // both give finite gradients with no NaN.
