@@ -17,16 +17,6 @@ import (
 // GraphModels lists the graph-classification models by command-line name.
 func GraphModels() []string { return []string{"prcapsnet"} }
 
-// DefaultGraphClassifierScale is the graph network's initial PRCC scale
-// softplus(τ₀). The paper gives no initial τ; at the node network's 1 the
-// class scores of a graph start within about ±1 of each other and, at the
-// paper's learning rate of 0.001, τ grows too slowly in 100 epochs: the
-// network underfits (MUTAG, 10 folds: mean inner-validation accuracy 0.794,
-// training accuracy about 0.7). Initial scales 5, 10 and 20 gave mean
-// validation accuracies 0.894, 0.912 and 0.900; 10 was chosen on
-// validation accuracy alone (docs/graph.md).
-const DefaultGraphClassifierScale = 10
-
 // DefaultGraphConfig returns the configuration of the PR-CapsNet graph
 // network and its training configuration (DESIGN §5 "Optimiser", graph
 // defaults of the paper): RiemannianAdam (DESIGN's optimiser; for the
@@ -34,15 +24,12 @@ const DefaultGraphClassifierScale = 10
 // 1e-4, 100 epochs, dropout 0.5, gradient-norm clipping at 1 as for the
 // node model; the mini-batch of 16 graphs is train.DefaultBatchSize. The
 // network's shape is the node model's default (hidden 64, s = t = 9, L = 1,
-// ACR with K = 4, T = 3, squash, PRCC), except PRCC's initial scale,
-// DefaultGraphClassifierScale.
+// ACR with K = 4, T = 3, squash, PRCC at initial scale 10).
 func DefaultGraphConfig(name string) (PRCapsConfig, train.Config, error) {
 	if strings.ToLower(name) != "prcapsnet" {
 		return PRCapsConfig{}, train.Config{}, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
 	}
-	cfg := DefaultPRCapsConfig()
-	cfg.ClassifierScale = DefaultGraphClassifierScale
-	return cfg, train.Config{Epochs: 100, LR: 0.001, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1}, nil
+	return DefaultPRCapsConfig(), train.Config{Epochs: 100, LR: 0.001, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1}, nil
 }
 
 // PRCapsGraphNet is the PR-CapsNet graph-classification network (DESIGN §5

@@ -218,12 +218,11 @@ func TestPRCapsGraphRejectsUnsupported(t *testing.T) {
 	}
 }
 
-// The graph network starts PRCC at DefaultGraphClassifierScale, the node
-// network at 1, and both follow ClassifierScale.
+// The networks start PRCC at ClassifierScale (default 10).
 func TestPRCapsClassifierScale(t *testing.T) {
 	ds := embeddedMUTAG(t)
 	cfg, _, _ := DefaultGraphConfig("prcapsnet")
-	for _, want := range []float64{DefaultGraphClassifierScale, 3} {
+	for _, want := range []float64{cfg.ClassifierScale, 3} {
 		cfg.ClassifierScale = want
 		m, err := NewPRCapsGraphNet(ds, cfg, 0)
 		if err != nil {
@@ -232,8 +231,5 @@ func TestPRCapsClassifierScale(t *testing.T) {
 		if got := manifold.Softplus(float64(m.prcc.Tau0.Value.Data[0])); math.Abs(got-want) > 1e-5*want {
 			t.Errorf("graph network: initial scale %v, want %v", got, want)
 		}
-	}
-	if got := DefaultPRCapsConfig().ClassifierScale; got != 1 {
-		t.Errorf("node default scale %v, want 1", got)
 	}
 }

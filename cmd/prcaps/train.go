@@ -21,7 +21,7 @@ type trainFlags struct {
 	edges, features, labels                string
 	seeds, firstSeed, epochs, hidden       int
 	patience                               int
-	lr, wd, dropout, clip, prccScale       float64
+	lr, wd, dropout, clip                  float64
 	asJSON, quiet, nodeAttr                bool
 
 	// PR-CapsNet options (DESIGN §5); the defaults are the model's.
@@ -60,7 +60,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.caps.Iters, "iters", def.Iters, "prcapsnet: routing iterations T")
 	fs.StringVar(&f.caps.Routing, "routing", def.Routing, "prcapsnet: acr, pcr, euclidean (Caps only) or none (PR only)")
 	fs.StringVar(&f.caps.Classifier, "classifier", def.Classifier, "prcapsnet: prcc or linear")
-	fs.Float64Var(&f.prccScale, "prcc-scale", 0, "prcapsnet: PRCC's initial scale softplus(τ₀) (0: the model's default, 1 node, 10 graph)")
+	fs.Float64Var(&f.caps.ClassifierScale, "prcc-scale", def.ClassifierScale, "prcapsnet: PRCC's initial logit scale softplus(τ₀)")
 	fs.StringVar(&f.caps.Activation, "activation", def.Activation, "prcapsnet: tangent activation squash, tanh, relu or identity")
 	fs.StringVar(&f.caps.Coupling, "coupling", def.Coupling, "prcapsnet: coupling softmax over the children of each parent, or over the parents of each child")
 	fs.BoolVar(&f.caps.DetachB, "detach-b", false, "prcapsnet: stop gradients through the routing logits (CapsGNN style)")
@@ -148,9 +148,6 @@ func nodeModel(f trainFlags, ds *data.NodeDataset) (train.Config, train.Builder,
 	}
 	override(&tc, f)
 	mc.PRCaps = f.caps
-	if f.prccScale != 0 {
-		mc.PRCaps.ClassifierScale = f.prccScale
-	}
 	if f.hidden > 0 {
 		mc.GCN.Hidden, mc.PRCaps.Hidden = f.hidden, f.hidden
 	}

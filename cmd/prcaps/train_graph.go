@@ -76,14 +76,8 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 	}
 	override(&tc, f)
 	// PR-CapsNet options: the node flags' values (their defaults are the
-	// graph defaults too, except PRCC's scale), with hidden and dropout when
-	// given.
-	scale := caps.ClassifierScale
+	// graph defaults too), with hidden and dropout when given.
 	caps = f.caps
-	caps.ClassifierScale = scale
-	if f.prccScale != 0 {
-		caps.ClassifierScale = f.prccScale
-	}
 	if f.hidden > 0 {
 		caps.Hidden = f.hidden
 	}
