@@ -61,6 +61,16 @@ func ParallelRange(n, cost int, r Ranger) {
 	procs := runtime.GOMAXPROCS(0)
 	size := (n + chunks - 1) / chunks
 	chunks = (n + size - 1) / size
+	helpers := min(procs-max(int(occupied.Load()), 1), chunks-1)
+	if helpers <= 0 {
+		// Every core runs a goroutine of its own (Occupy): run the same
+		// chunks here, in order, so the result is the one a parallel call
+		// gives.
+		for lo := 0; lo < n; lo += size {
+			r.Range(lo, min(lo+size, n))
+		}
+		return
+	}
 
 	thePool.ensure(procs - 1)
 	j, _ := jobs.get()
@@ -73,7 +83,7 @@ func ParallelRange(n, cost int, r Ranger) {
 	j.refs.Store(1)
 	// Offer the job to at most chunks-1 workers. An offer never blocks: with
 	// no worker reachable the caller simply does more chunks itself.
-	for h := 0; h < min(procs-1, chunks-1); h++ {
+	for h := 0; h < helpers; h++ {
 		j.refs.Add(1)
 		if !thePool.offer(j) {
 			j.refs.Add(-1)
@@ -87,6 +97,22 @@ func ParallelRange(n, cost int, r Ranger) {
 	if p != nil {
 		panic(fmt.Sprintf("tensor: parallel worker panicked: %v", p))
 	}
+}
+
+// occupied counts the goroutines that hold a core of their own (Occupy).
+var occupied atomic.Int32
+
+// Occupy declares that the calling goroutine keeps one core busy with work
+// of its own, such as one of several training runs going on at once, until
+// release is called. ParallelRange then hands chunks to pool workers only
+// while fewer goroutines than GOMAXPROCS occupy a core; with every core
+// occupied each call runs its chunks on its caller, so concurrent runs do
+// not also wake (and keep spinning) workers that can only steal time from
+// each other. The chunks, and so the results, are the same either way.
+func Occupy() (release func()) {
+	occupied.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { occupied.Add(-1) }) }
 }
 
 // parallelChunks is the number of chunks ParallelRange splits [0, n) into;

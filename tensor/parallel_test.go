@@ -88,3 +88,58 @@ func TestParallelRangeNoAllocs(t *testing.T) {
 		t.Errorf("ParallelRange allocates %v times per call", n)
 	}
 }
+
+// chunkRanger records the chunks it is given and the most that ran at once.
+type chunkRanger struct {
+	mu           sync.Mutex
+	chunks       map[[2]int]bool
+	active, most atomic.Int32
+}
+
+func (c *chunkRanger) Range(lo, hi int) {
+	if a := c.active.Add(1); a > c.most.Load() {
+		c.most.Store(a)
+	}
+	c.mu.Lock()
+	c.chunks[[2]int{lo, hi}] = true
+	c.mu.Unlock()
+	for i := 0; i < 20000; i++ { // long enough for a worker to join in
+		runtime.Gosched()
+		if c.most.Load() > 1 {
+			break
+		}
+	}
+	c.active.Add(-1)
+}
+
+// With every core occupied, ParallelRange runs the same chunks as it
+// otherwise would, one at a time on the caller; releasing restores workers.
+func TestOccupyRunsChunksOnCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	run := func() *chunkRanger {
+		c := &chunkRanger{chunks: map[[2]int]bool{}}
+		ParallelRange(1000, 1<<12, c)
+		return c
+	}
+	free := run()
+	releases := []func(){Occupy(), Occupy()}
+	busy := run()
+	for _, r := range releases {
+		r()
+		r() // a second call is harmless
+	}
+	if busy.most.Load() != 1 {
+		t.Errorf("with every core occupied %d chunks ran at once, want 1", busy.most.Load())
+	}
+	if len(free.chunks) < 2 || len(free.chunks) != len(busy.chunks) {
+		t.Fatalf("chunks: %d free, %d occupied", len(free.chunks), len(busy.chunks))
+	}
+	for ch := range free.chunks {
+		if !busy.chunks[ch] {
+			t.Errorf("chunk %v not run when occupied", ch)
+		}
+	}
+	if got := occupied.Load(); got != 0 {
+		t.Errorf("occupied = %d after release", got)
+	}
+}
