@@ -32,7 +32,8 @@ type PRCC[T autodiff.Float] struct {
 }
 
 // NewPRCC returns a PRCC for capsules on Q_{s,t} (dims) and the given number
-// of classes. Initialisation: τ₀ = PRCCTau0Init (softplus(τ₀) = 1), b = 0,
+// of classes. Initialisation: τ₀ = PRCCTau0Init (softplus(τ₀) = 1; SetScale
+// changes it, and the PR-CapsNet models start at 10), b = 0,
 // and each w_c drawn from N(0, 1/d)^d (‖w_c‖ ≈ 1), redrawn while
 // |g(w_c,w_c)| < ¼‖w_c‖², so that no class vector starts near the light cone,
 // where its floored pseudo-norm would make every score clip and pass no
