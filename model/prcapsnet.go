@@ -116,7 +116,7 @@ func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.No
 
 // Forward records the logits of every node.
 func (m *PRCapsNet) Forward(t *autodiff.Tape[float32], training bool, rng *rand.Rand) *autodiff.Var[float32] {
-	x := m.x.Apply(m.cfg.Dropout, rng, training)
+	x := m.x.Apply(m.cfg.InputDropout, rng, training)
 	h := autodiff.ReLU(t, m.stem.ForwardSparse(t, m.adj, x))
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, in the tangent space at o

@@ -29,13 +29,15 @@ func DefaultGraphConfig(name string) (PRCapsConfig, train.Config, error) {
 	if strings.ToLower(name) != "prcapsnet" {
 		return PRCapsConfig{}, train.Config{}, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
 	}
-	return DefaultPRCapsConfig(), train.Config{Epochs: 100, LR: 0.001, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1}, nil
+	cfg := DefaultPRCapsConfig()
+	cfg.InputDropout = 0
+	return cfg, train.Config{Epochs: 100, LR: 0.001, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1}, nil
 }
 
 // PRCapsGraphNet is the PR-CapsNet graph-classification network (DESIGN §5
 // "Graph classification network"; paper §"Graph classification"):
 //
-//	one-hot node labels → dropout → GCNConv(F→Hidden) → ReLU → dropout →
+//	one-hot node labels → input dropout → GCNConv(F→Hidden) → ReLU → dropout →
 //	Linear(Hidden→d) → LayerNorm → exp̂_o → L node-level routing layers over
 //	each graph's edges plus self-loops → graph-level routing of each graph's
 //	node capsules to one capsule per class (W_{j,k} per class) → PRCC on
@@ -158,7 +160,7 @@ func (m *PRCapsGraphNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, 
 			row[b.X.Indices[p]] = b.X.Data[p]
 		}
 	}
-	x = autodiff.Dropout(t, x, m.cfg.Dropout, rng, training)
+	x = autodiff.Dropout(t, x, m.cfg.InputDropout, rng, training)
 	h := autodiff.ReLU(t, m.stem.Forward(t, &m.adj, x))
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, tangent at o

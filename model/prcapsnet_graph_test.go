@@ -206,6 +206,8 @@ func TestPRCapsGraphRejectsUnsupported(t *testing.T) {
 		func(c *PRCapsConfig) { c.Hidden = 0 },
 		func(c *PRCapsConfig) { c.ClassifierScale = 0 },
 		func(c *PRCapsConfig) { c.ClassifierScale = math.Inf(1) },
+		func(c *PRCapsConfig) { c.InputDropout = 1 },
+		func(c *PRCapsConfig) { c.InputDropout = -0.1 },
 	} {
 		cfg, _, _ := DefaultGraphConfig("prcapsnet")
 		f(&cfg)
@@ -230,6 +232,44 @@ func TestPRCapsClassifierScale(t *testing.T) {
 		}
 		if got := manifold.Softplus(float64(m.prcc.Tau0.Value.Data[0])); math.Abs(got-want) > 1e-5*want {
 			t.Errorf("graph network: initial scale %v, want %v", got, want)
+		}
+	}
+}
+
+// The graph network drops its one-hot input features with InputDropout
+// (default 0) and nothing else there: with both dropouts at zero a training
+// pass equals an evaluation pass, and input dropout alone changes it.
+func TestPRCapsGraphInputDropout(t *testing.T) {
+	ds := embeddedMUTAG(t)
+	cfg, _, _ := DefaultGraphConfig("prcapsnet")
+	if cfg.InputDropout != 0 || cfg.Dropout != 0.5 {
+		t.Fatalf("graph defaults: input dropout %v, dropout %v; want 0 and 0.5", cfg.InputDropout, cfg.Dropout)
+	}
+	var b data.GraphBatch
+	if err := b.Build(ds, []int32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	pass := func(m *PRCapsGraphNet, training bool) []float32 {
+		var tp autodiff.Tape[float32]
+		tp.NoGrad = true
+		return m.Forward(&tp, &b, training, rand.New(rand.NewPCG(1, 2))).Value.Data
+	}
+	for _, tc := range []struct {
+		input float64
+		same  bool
+	}{{0, true}, {0.5, false}} {
+		cfg.Dropout, cfg.InputDropout = 0, tc.input
+		m, err := NewPRCapsGraphNet(ds, cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, ev := pass(m, true), pass(m, false)
+		same := true
+		for i := range tr {
+			same = same && math.Abs(float64(tr[i]-ev[i])) <= 1e-6
+		}
+		if same != tc.same {
+			t.Errorf("input dropout %v: training pass equal to evaluation pass: %v, want %v", tc.input, same, tc.same)
 		}
 	}
 }

@@ -2,8 +2,10 @@ package model
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/train"
 )
 
@@ -91,6 +93,8 @@ func TestPRCapsNetRejectsBadConfig(t *testing.T) {
 		func(c *PRCapsConfig) { c.Iters = 0 },
 		func(c *PRCapsConfig) { c.Activation = "gelu" },
 		func(c *PRCapsConfig) { c.Coupling = "both" },
+		func(c *PRCapsConfig) { c.InputDropout = 1 },
+		func(c *PRCapsConfig) { c.Dropout = -0.5 },
 	} {
 		cfg := DefaultPRCapsConfig()
 		edit(&cfg)
@@ -115,5 +119,39 @@ func TestPRCapsNetStepAllocatesNothing(t *testing.T) {
 	}
 	if allocs != 0 {
 		t.Errorf("steady-state PR-CapsNet training step allocates %.1f times", allocs)
+	}
+}
+
+// The node network drops its input features with InputDropout (default
+// 0.5, the authors' code): with both dropouts at zero a training pass
+// equals an evaluation pass, and input dropout alone changes it.
+func TestPRCapsNetInputDropout(t *testing.T) {
+	ds := embeddedCora(t)
+	cfg := DefaultPRCapsConfig()
+	if cfg.InputDropout != 0.5 || cfg.Dropout != 0.5 {
+		t.Fatalf("node defaults: input dropout %v, dropout %v; want 0.5 and 0.5", cfg.InputDropout, cfg.Dropout)
+	}
+	pass := func(m train.NodeModel, training bool) []float32 {
+		var tp autodiff.Tape[float32]
+		tp.NoGrad = true
+		return m.Forward(&tp, training, rand.New(rand.NewPCG(1, 2))).Value.Data
+	}
+	for _, tc := range []struct {
+		input float64
+		same  bool
+	}{{0, true}, {0.5, false}} {
+		cfg.Dropout, cfg.InputDropout = 0, tc.input
+		m, err := NewPRCapsNet(ds, cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, ev := pass(m, true), pass(m, false)
+		same := true
+		for i := range tr {
+			same = same && math.Abs(float64(tr[i]-ev[i])) <= 1e-6
+		}
+		if same != tc.same {
+			t.Errorf("input dropout %v: training pass equal to evaluation pass: %v, want %v", tc.input, same, tc.same)
+		}
 	}
 }

@@ -21,7 +21,7 @@ type trainFlags struct {
 	edges, features, labels                string
 	seeds, firstSeed, epochs, hidden       int
 	patience                               int
-	lr, wd, dropout, clip                  float64
+	lr, wd, dropout, inputDropout, clip    float64
 	asJSON, quiet, nodeAttr                bool
 
 	// PR-CapsNet options (DESIGN §5); the defaults are the model's.
@@ -49,7 +49,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.patience, "patience", 0, "stop a run after this many epochs without a better validation accuracy (0: never)")
 	fs.Float64Var(&f.lr, "lr", 0, "learning rate (0: the model's default: 0.005 prcapsnet, 0.01 gcn)")
 	fs.Float64Var(&f.wd, "wd", -1, "weight decay (-1: the model's default, 5e-4)")
-	fs.Float64Var(&f.dropout, "dropout", -1, "dropout probability (-1: the model's default, 0.5)")
+	fs.Float64Var(&f.dropout, "dropout", -1, "dropout probability of the hidden layer, and of GCN's input features (-1: the model's default, 0.5)")
+	fs.Float64Var(&f.inputDropout, "input-dropout", -1, "prcapsnet: dropout probability of the input node features (-1: the model's default, 0.5 node, 0 graph)")
 	fs.Float64Var(&f.clip, "clip", -1, "clip the global gradient norm to this value (0: off; -1: the model's default, 1 for prcapsnet)")
 	def := model.DefaultPRCapsConfig()
 	f.caps = def
@@ -153,6 +154,9 @@ func nodeModel(f trainFlags, ds *data.NodeDataset) (train.Config, train.Builder,
 	}
 	if f.dropout >= 0 {
 		mc.GCN.Dropout, mc.PRCaps.Dropout = f.dropout, f.dropout
+	}
+	if f.inputDropout >= 0 {
+		mc.PRCaps.InputDropout = f.inputDropout
 	}
 	// Build one model now so that a bad configuration is reported before
 	// any training starts.

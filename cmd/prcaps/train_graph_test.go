@@ -42,6 +42,8 @@ func TestTrainGraphUsage(t *testing.T) {
 		{[]string{"train", "--task", "graph", "--folds", "1"}, 2, "--folds must be at least 2"},
 		{[]string{"train", "--task", "graph", "--model", "gcn"}, 2, "unknown graph model"},
 		{[]string{"train", "--task", "graph", "--routing", "euclidean", "--epochs", "1"}, 1, "supports acr and pcr"},
+		{[]string{"train", "--task", "graph", "--input-dropout", "1", "--epochs", "1"}, 1, "input dropout 1"},
+		{[]string{"train", "--input-dropout", "1", "--epochs", "1"}, 1, "input dropout 1"},
 	} {
 		code, out, errOut := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
