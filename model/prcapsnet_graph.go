@@ -21,10 +21,14 @@ func GraphModels() []string { return []string{"prcapsnet"} }
 // network and its training configuration (DESIGN §5 "Optimiser", graph
 // defaults of the paper): RiemannianAdam (DESIGN's optimiser; for the
 // Euclidean weights it is Adam with coupled L2), lr 0.001, weight decay
-// 1e-4, 100 epochs, dropout 0.5, gradient-norm clipping at 1 as for the
-// node model; the mini-batch of 16 graphs is train.DefaultBatchSize. The
-// network's shape is the node model's default (hidden 64, s = t = 9, L = 1,
-// ACR with K = 4, T = 3, squash, PRCC at initial scale 10).
+// 1e-4, 100 epochs, dropout 0.5 on the stem's hidden layer, gradient-norm
+// clipping at 1 as for the node model; the mini-batch of 16 graphs is
+// train.DefaultBatchSize. The network's shape is the node model's default
+// (hidden 64, s = t = 9, L = 1, ACR with K = 4, T = 3, squash, PRCC at
+// initial scale 10), without the node model's input dropout: the paper
+// does not say where its dropout applies, and on one-hot node labels input
+// dropout makes the network underfit (chosen on validation accuracy,
+// docs/graph-dropout.md).
 func DefaultGraphConfig(name string) (PRCapsConfig, train.Config, error) {
 	if strings.ToLower(name) != "prcapsnet" {
 		return PRCapsConfig{}, train.Config{}, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
