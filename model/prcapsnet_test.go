@@ -145,12 +145,7 @@ func TestPRCapsNetInputDropout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, ev := pass(m, true), pass(m, false)
-		same := true
-		for i := range tr {
-			same = same && math.Abs(float64(tr[i]-ev[i])) <= 1e-6
-		}
-		if same != tc.same {
+		if same := equalWithin(pass(m, true), pass(m, false), 1e-6); same != tc.same {
 			t.Errorf("input dropout %v: training pass equal to evaluation pass: %v, want %v", tc.input, same, tc.same)
 		}
 	}
