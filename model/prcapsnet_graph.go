@@ -72,11 +72,17 @@ type PRCapsGraphNet struct {
 	prcc    *nn.PRCC[float32]
 	tangent *nn.TangentLinear[float32]
 
-	// Buffers of the current batch.
+	// Buffers of the current batch: the propagation operator and the
+	// sparse node features with their transposes (x.A is the batch's X; xd
+	// and xdt hold X after input dropout, rebuilt every training pass).
 	batch      *data.GraphBatch
 	gen        uint64
 	a, at      tensor.CSR[float32]
 	adj        tensor.Adjacency[float32]
+	xt         tensor.CSR[float32]
+	x          tensor.Adjacency[float32]
+	xd, xdt    tensor.CSR[float32]
+	xdrop      tensor.Adjacency[float32]
 	deg        []float64
 	next       []int32
 	links      nn.Links
@@ -111,6 +117,8 @@ func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*P
 		rho:  manifold.NewCurvatureParam[float32]("beta", -1),
 	}
 	m.adj.A, m.adj.AT = &m.a, &m.at
+	m.x.AT = &m.xt
+	m.xdrop.A, m.xdrop.AT = &m.xd, &m.xdt
 	rc := nn.DefaultRoutingConfig()
 	rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = dims, cfg.K, cfg.Iters, act, cfg.DetachB
 	rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
@@ -148,6 +156,22 @@ func (m *PRCapsGraphNet) prepare(b *data.GraphBatch) {
 	transposeInto(&m.at, &m.a, &m.next)
 	nn.NodeLinksInto(&m.links, b.N, b.Ptr, b.Src)
 	nn.ClassLinksInto(&m.classLinks, b.Seg, m.classes)
+	m.x.A = &b.X
+	transposeInto(&m.xt, &b.X, &m.next)
+}
+
+// features returns the batch's node features for one pass: X itself, or in
+// training X after inverted dropout at the input-dropout rate, drawn over
+// the non-zeros only (one-hot labels stay sparse: X·W is an SpMM, and its
+// backward pass an SpMM over Xᵀ).
+func (m *PRCapsGraphNet) features(rng *rand.Rand, training bool) *tensor.Adjacency[float32] {
+	p := m.cfg.InputDropout
+	if !training || p == 0 {
+		return &m.x
+	}
+	tensor.DropoutCSR(&m.xd, m.x.A, p, rng)
+	transposeInto(&m.xdt, &m.xd, &m.next)
+	return &m.xdrop
 }
 
 // Forward records the logits (graphs × classes) of the graphs of b.
@@ -156,16 +180,7 @@ func (m *PRCapsGraphNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, 
 		panic(fmt.Sprintf("model: prcapsnet (graph): batch has %d features, the network %d", b.X.Cols, m.feats))
 	}
 	m.prepare(b)
-	x := t.Node(b.N, m.feats, false)
-	clear(x.Value.Data)
-	for v := 0; v < b.N; v++ {
-		row := x.Value.Data[v*m.feats : (v+1)*m.feats]
-		for p := b.X.Indptr[v]; p < b.X.Indptr[v+1]; p++ {
-			row[b.X.Indices[p]] = b.X.Data[p]
-		}
-	}
-	x = autodiff.Dropout(t, x, m.cfg.InputDropout, rng, training)
-	h := autodiff.ReLU(t, m.stem.Forward(t, &m.adj, x))
+	h := autodiff.ReLU(t, m.stem.ForwardSparse(t, &m.adj, m.features(rng, training)))
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, tangent at o
 	beta := manifold.Beta(t, m.rho)

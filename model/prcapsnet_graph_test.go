@@ -186,24 +186,28 @@ func TestPRCapsGraphMUTAGShortRun(t *testing.T) {
 }
 
 // The steady-state training step on a fixed batch of 16 graphs allocates
-// nothing (below 0.5 allocations per step on average).
+// nothing (below 0.5 allocations per step on average), with and without
+// input dropout.
 func TestPRCapsGraphStepAllocatesNothing(t *testing.T) {
 	ds := embeddedMUTAG(t)
 	cfg, tc, _ := DefaultGraphConfig("prcapsnet")
-	m, err := NewPRCapsGraphNet(ds, cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	idx := make([]int32, 16)
 	for i := range idx {
 		idx[i] = int32(3 * i)
 	}
-	allocs, err := train.GraphStepAllocs(m, ds, idx, tc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if allocs != 0 {
-		t.Errorf("steady-state graph training step allocates %.2f times", allocs)
+	for _, p := range []float64{0, 0.5} {
+		cfg.InputDropout = p
+		m, err := NewPRCapsGraphNet(ds, cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocs, err := train.GraphStepAllocs(m, ds, idx, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if allocs != 0 {
+			t.Errorf("input dropout %v: steady-state graph training step allocates %.2f times", p, allocs)
+		}
 	}
 }
 
@@ -275,6 +279,57 @@ func TestPRCapsGraphInputDropout(t *testing.T) {
 		}
 		if same := equalWithin(pass(m, true), pass(m, false), 1e-6); same != tc.same {
 			t.Errorf("input dropout %v: training pass equal to evaluation pass: %v, want %v", tc.input, same, tc.same)
+		}
+	}
+}
+
+// The stem reads the batch's sparse features: Â(X·W) + b and ∂W equal the
+// dense computation on the densified X, for one-hot labels and for
+// arbitrary non-zero values (TU node attributes).
+func TestPRCapsGraphSparseStemMatchesDense(t *testing.T) {
+	ds := embeddedMUTAG(t)
+	cfg, _, _ := DefaultGraphConfig("prcapsnet")
+	m, err := NewPRCapsGraphNet(ds, cfg, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b data.GraphBatch
+	if err := b.Build(ds, []int32{0, 5, 9, 17}); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, scaled := range []bool{false, true} {
+		if scaled {
+			for i := range b.X.Data {
+				b.X.Data[i] = float32(rng.NormFloat64())
+			}
+			b.Gen++ // the values changed: rebuild the transposes
+		}
+		m.prepare(&b)
+		dense := make([]float32, b.N*m.feats)
+		for v := 0; v < b.N; v++ {
+			for p := b.X.Indptr[v]; p < b.X.Indptr[v+1]; p++ {
+				dense[v*m.feats+int(b.X.Indices[p])] = b.X.Data[p]
+			}
+		}
+		run := func(sparse bool) (out, grad []float32) {
+			var tp autodiff.Tape[float32]
+			m.stem.W.ZeroGrad()
+			var h *autodiff.Var[float32]
+			if sparse {
+				h = m.stem.ForwardSparse(&tp, &m.adj, m.features(nil, false))
+			} else {
+				x := tp.Node(b.N, m.feats, false)
+				copy(x.Value.Data, dense)
+				h = m.stem.Forward(&tp, &m.adj, x)
+			}
+			tp.Backward(autodiff.Sum(&tp, autodiff.Square(&tp, h)))
+			return append([]float32(nil), h.Value.Data...), append([]float32(nil), m.stem.W.Grad.Data...)
+		}
+		so, sg := run(true)
+		do, dg := run(false)
+		if !equalWithin(so, do, 1e-5) || !equalWithin(sg, dg, 1e-4) {
+			t.Errorf("scaled values %v: sparse stem differs from the dense one", scaled)
 		}
 	}
 }
