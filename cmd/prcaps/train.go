@@ -47,7 +47,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.epochs, "epochs", 0, "training epochs (0: the model's default: 200 node, 100 graph)")
 	fs.IntVar(&f.hidden, "hidden", 0, "hidden width of GCN / of PR-CapsNet's GCN stem (0: the model's default, 64)")
 	fs.IntVar(&f.patience, "patience", 0, "stop a run after this many epochs without a better validation accuracy (0: never)")
-	fs.Float64Var(&f.lr, "lr", 0, "learning rate (0: the model's default: 0.005 prcapsnet, 0.01 gcn, 0.001 graph)")
+	fs.Float64Var(&f.lr, "lr", 0, "learning rate (0: the model's default: 0.005 prcapsnet (node and graph), 0.01 gcn)")
 	fs.Float64Var(&f.wd, "wd", -1, "weight decay (-1: the model's default: 5e-4 node, 1e-4 graph)")
 	fs.Float64Var(&f.dropout, "dropout", -1, "dropout probability of the hidden layer, and of GCN's input features (-1: the model's default, 0.5)")
 	fs.Float64Var(&f.inputDropout, "input-dropout", -1, "prcapsnet: dropout probability of the input node features (-1: the model's default, 0.5 node, 0 graph)")
