@@ -148,15 +148,12 @@ func nodeModel(f trainFlags, ds *data.NodeDataset) (train.Config, train.Builder,
 		return tc, nil, usageError{err.Error()}
 	}
 	override(&tc, f)
-	mc.PRCaps = f.caps
+	mc.PRCaps = f.capsConfig(mc.PRCaps)
 	if f.hidden > 0 {
-		mc.GCN.Hidden, mc.PRCaps.Hidden = f.hidden, f.hidden
+		mc.GCN.Hidden = f.hidden
 	}
 	if f.dropout >= 0 {
-		mc.GCN.Dropout, mc.PRCaps.Dropout = f.dropout, f.dropout
-	}
-	if f.inputDropout >= 0 {
-		mc.PRCaps.InputDropout = f.inputDropout
+		mc.GCN.Dropout = f.dropout
 	}
 	// Build one model now so that a bad configuration is reported before
 	// any training starts.
@@ -164,6 +161,26 @@ func nodeModel(f trainFlags, ds *data.NodeDataset) (train.Config, train.Builder,
 		return tc, nil, err
 	}
 	return tc, func(seed uint64) (train.NodeModel, error) { return model.NewNodeModel(ds, mc, seed) }, nil
+}
+
+// capsConfig maps the PR-CapsNet flags onto base, the task's default
+// configuration: the architecture flags (registered with the model's
+// defaults) replace base's fields, while hidden and the two dropouts,
+// whose flags mean "the task's default" until given, replace them only
+// when given.
+func (f trainFlags) capsConfig(base model.PRCapsConfig) model.PRCapsConfig {
+	c := f.caps
+	c.Hidden, c.Dropout, c.InputDropout = base.Hidden, base.Dropout, base.InputDropout
+	if f.hidden > 0 {
+		c.Hidden = f.hidden
+	}
+	if f.dropout >= 0 {
+		c.Dropout = f.dropout
+	}
+	if f.inputDropout >= 0 {
+		c.InputDropout = f.inputDropout
+	}
+	return c
 }
 
 func override(cfg *train.Config, f trainFlags) {

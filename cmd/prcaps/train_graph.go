@@ -75,21 +75,7 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 		return usageError{err.Error()}
 	}
 	override(&tc, f)
-	// PR-CapsNet options: the node flags' values (their defaults are the
-	// graph defaults too, except the input dropout), with hidden and the
-	// dropouts when given.
-	inputDropout := caps.InputDropout
-	caps = f.caps
-	caps.InputDropout = inputDropout
-	if f.hidden > 0 {
-		caps.Hidden = f.hidden
-	}
-	if f.dropout >= 0 {
-		caps.Dropout = f.dropout
-	}
-	if f.inputDropout >= 0 {
-		caps.InputDropout = f.inputDropout
-	}
+	caps = f.capsConfig(caps)
 	prog := newProgress(stderr, f.quiet || f.asJSON && !isTerminal(stderr))
 	ds0, err := data.Load(f.dataset, data.Options{Root: f.root, NodeAttr: f.nodeAttr})
 	if err != nil {

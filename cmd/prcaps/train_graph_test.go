@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/prcaps/prcaps/model"
 )
 
 // `prcaps train --task graph` on the embedded MUTAG: one JSON object per
@@ -49,5 +51,26 @@ func TestTrainGraphUsage(t *testing.T) {
 		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
 			t.Errorf("prcaps %v: exit %d, output %q; want exit %d and %q", tc.args, code, out+errOut, tc.code, tc.want)
 		}
+	}
+}
+
+// capsConfig keeps the task's hidden width and dropouts unless their flags
+// are given, and takes every architecture flag.
+func TestCapsConfig(t *testing.T) {
+	graph, _, err := model.DefaultGraphConfig("prcapsnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := trainFlags{dropout: -1, inputDropout: -1, caps: model.DefaultPRCapsConfig()}
+	f.caps.K = 2
+	got := f.capsConfig(graph)
+	if got.InputDropout != 0 || got.Dropout != 0.5 || got.Hidden != 64 || got.K != 2 {
+		t.Errorf("defaults: got input dropout %v, dropout %v, hidden %d, K %d; want 0, 0.5, 64, 2",
+			got.InputDropout, got.Dropout, got.Hidden, got.K)
+	}
+	f.hidden, f.dropout, f.inputDropout = 32, 0.1, 0.3
+	got = f.capsConfig(graph)
+	if got.InputDropout != 0.3 || got.Dropout != 0.1 || got.Hidden != 32 {
+		t.Errorf("given: got input dropout %v, dropout %v, hidden %d; want 0.3, 0.1, 32", got.InputDropout, got.Dropout, got.Hidden)
 	}
 }
