@@ -19,7 +19,11 @@ type predictOp[T autodiff.Float] struct {
 	s, t       int
 	r          []float64 // r_k = √|β_k|
 	part       []float64 // per block: K × (t² + s² + d + 1)
-	fwd, bwd   func(lo, hi int)
+	// Kept from the forward pass for the backward one (when out requires a
+	// gradient): per child and perspective, x = a_T·Wsph_k (t values) and
+	// the wrap's θ, ‖x‖ and h.
+	x, wrap  []float64
+	fwd, bwd func(lo, hi int)
 }
 
 // predict records the K perspective predictions of every child (Eq.
@@ -64,6 +68,11 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 		}
 		p.r = append(p.r, math.Sqrt(-bv))
 	}
+	p.x, p.wrap = p.x[:0], p.wrap[:0]
+	if req {
+		p.x = growF64(p.x, a.Value.Rows*K*tt)
+		p.wrap = growF64(p.wrap, a.Value.Rows*K*3)
+	}
 	tensor.ParallelFor(a.Value.Rows, K*(tt*tt+s*s+4*d), p.fwd)
 	return out
 }
@@ -106,6 +115,7 @@ func (p *predictOp[T]) forwardRows(lo, hi int) {
 	s, tt := p.s, p.t
 	d := s + tt
 	K := len(p.wsph)
+	keep := len(p.wrap) > 0
 	var xbuf [maxPredictT]float64
 	x := xbuf[:tt]
 	for i := lo; i < hi; i++ {
@@ -114,8 +124,14 @@ func (p *predictOp[T]) forwardRows(lo, hi int) {
 		for k := 0; k < K; k++ {
 			o := p.out.Value.Data[i*K*d+k*d : i*K*d+(k+1)*d]
 			b := p.bias[k].Value.Data
+			if keep {
+				x = p.x[(i*K+k)*tt : (i*K+k+1)*tt]
+			}
 			preWrap(x, aT, p.wsph[k].Value.Data, tt)
-			_, _, h := wrapFactor(x, p.r[k])
+			th, nx, h := wrapFactor(x, p.r[k])
+			if keep {
+				p.wrap[(i*K+k)*3], p.wrap[(i*K+k)*3+1], p.wrap[(i*K+k)*3+2] = th, nx, h
+			}
 			for c, v := range x {
 				o[c] = T(h*v + float64(b[c]))
 			}
@@ -146,8 +162,8 @@ func (p *predictOp[T]) backwardBlocks(lo, hi int) {
 	per := tt*tt + s*s + d + 1
 	n := p.a.Value.Rows
 	gradA := p.a.RequiresGrad()
-	var xbuf, gbuf [maxPredictT]float64
-	x, gx := xbuf[:tt], gbuf[:tt]
+	var gbuf [maxPredictT]float64
+	gx := gbuf[:tt]
 	for b := lo; b < hi; b++ {
 		part := p.part[b*K*per : (b+1)*K*per]
 		clear(part)
@@ -165,11 +181,12 @@ func (p *predictOp[T]) backwardBlocks(lo, hi int) {
 				for c, v := range g {
 					dB[c] += float64(v)
 				}
-				// Time block through the wrap.
+				// Time block through the wrap, from the forward pass's x.
 				ws := p.wsph[k].Value.Data
-				preWrap(x, aT, ws, tt)
+				x := p.x[(i*K+k)*tt : (i*K+k+1)*tt]
+				wf := p.wrap[(i*K+k)*3 : (i*K+k)*3+3]
 				r := p.r[k]
-				th, nx, h := wrapFactor(x, r)
+				th, nx, h := wf[0], wf[1], wf[2]
 				if th < math.Pi {
 					for c := range gx {
 						gx[c] = float64(g[c])
