@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
@@ -19,6 +21,7 @@ const defaultModel = "prcapsnet"
 type trainFlags struct {
 	model, dataset, root, split, optimizer string
 	edges, features, labels                string
+	cpuProfile                             string
 	seeds, firstSeed, epochs, hidden       int
 	patience                               int
 	lr, wd, dropout, inputDropout, clip    float64
@@ -77,9 +80,17 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per run and a summary object on the last line")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
 	f.graph.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if graphTask(fs, &f) {
 		return runTrainGraph(f, stdout, stderr)
@@ -181,6 +192,23 @@ func (f trainFlags) capsConfig(base model.PRCapsConfig) model.PRCapsConfig {
 		c.InputDropout = f.inputDropout
 	}
 	return c
+}
+
+// startCPUProfile starts a pprof CPU profile into path and returns the
+// function that stops it and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		out.Close()
+	}, nil
 }
 
 func override(cfg *train.Config, f trainFlags) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,5 +74,24 @@ func TestCapsConfig(t *testing.T) {
 	got = f.capsConfig(graph)
 	if got.InputDropout != 0.3 || got.Dropout != 0.1 || got.Hidden != 32 {
 		t.Errorf("given: got input dropout %v, dropout %v, hidden %d; want 0.3, 0.1, 32", got.InputDropout, got.Dropout, got.Hidden)
+	}
+}
+
+// --cpuprofile writes a pprof profile of the run; an unwritable path is an
+// error before any training.
+func TestTrainCPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.pprof")
+	code, _, errOut := runCLI("train", "--task", "graph", "--data", "", "--epochs", "1", "--only-folds", "2", "--quiet", "--cpuprofile", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if st, err := os.Stat(path); err != nil {
+		t.Error(err)
+	} else if st.Size() == 0 {
+		t.Errorf("profile %s is empty", path)
+	}
+	code, _, errOut = runCLI("train", "--epochs", "1", "--cpuprofile", filepath.Join(t.TempDir(), "missing", "cpu.pprof"))
+	if code == 0 || !strings.Contains(errOut, "--cpuprofile") {
+		t.Errorf("unwritable profile path: exit %d, %q", code, errOut)
 	}
 }
