@@ -77,18 +77,14 @@ type PRCapsGraphNet struct {
 	tangent *nn.TangentLinear[float32]
 
 	// Buffers of the current batch: the propagation operator and the
-	// sparse node features with their transposes (x.A is the batch's X; xd
-	// and xdt hold X after input dropout, rebuilt every training pass).
+	// sparse node features (one-hot labels stay sparse: X·W is an SpMM,
+	// and input dropout touches only the non-zeros), with their transposes.
 	batch      *data.GraphBatch
 	gen        uint64
-	a, at      tensor.CSR[float32]
+	a          tensor.CSR[float32]
 	adj        tensor.Adjacency[float32]
-	xt         tensor.CSR[float32]
-	x          tensor.Adjacency[float32]
-	xd, xdt    tensor.CSR[float32]
-	xdrop      tensor.Adjacency[float32]
+	x          nn.SparseInput[float32]
 	deg        []float64
-	next       []int32
 	links      nn.Links
 	classLinks nn.Links
 }
@@ -120,9 +116,6 @@ func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*P
 		norm: nn.NewLayerNorm[float32]("norm", d),
 		rho:  manifold.NewCurvatureParam[float32]("beta", -1),
 	}
-	m.adj.A, m.adj.AT = &m.a, &m.at
-	m.x.AT = &m.xt
-	m.xdrop.A, m.xdrop.AT = &m.xd, &m.xdt
 	rc := nn.DefaultRoutingConfig()
 	rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = dims, cfg.K, cfg.Iters, act, cfg.DetachB
 	rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
@@ -157,25 +150,10 @@ func (m *PRCapsGraphNet) prepare(b *data.GraphBatch) {
 	}
 	m.batch, m.gen = b, b.Gen
 	nn.GCNNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
-	transposeInto(&m.at, &m.a, &m.next)
+	m.adj.Reset(&m.a)
 	nn.NodeLinksInto(&m.links, b.N, b.Ptr, b.Src)
 	nn.ClassLinksInto(&m.classLinks, b.Seg, m.classes)
-	m.x.A = &b.X
-	transposeInto(&m.xt, &b.X, &m.next)
-}
-
-// features returns the batch's node features for one pass: X itself, or in
-// training X after inverted dropout at the input-dropout rate, drawn over
-// the non-zeros only (one-hot labels stay sparse: X·W is an SpMM, and its
-// backward pass an SpMM over Xᵀ).
-func (m *PRCapsGraphNet) features(rng *rand.Rand, training bool) *tensor.Adjacency[float32] {
-	p := m.cfg.InputDropout
-	if !training || p == 0 {
-		return &m.x
-	}
-	tensor.DropoutCSR(&m.xd, m.x.A, p, rng)
-	transposeInto(&m.xdt, &m.xd, &m.next)
-	return &m.xdrop
+	m.x.Reset(&b.X)
 }
 
 // Forward records the logits (graphs × classes) of the graphs of b.
@@ -184,7 +162,7 @@ func (m *PRCapsGraphNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, 
 		panic(fmt.Sprintf("model: prcapsnet (graph): batch has %d features, the network %d", b.X.Cols, m.feats))
 	}
 	m.prepare(b)
-	h := autodiff.ReLU(t, m.stem.ForwardSparse(t, &m.adj, m.features(rng, training)))
+	h := autodiff.ReLU(t, m.stem.ForwardSparse(t, &m.adj, m.x.Apply(m.cfg.InputDropout, rng, training)))
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, tangent at o
 	beta := manifold.Beta(t, m.rho)
@@ -228,40 +206,4 @@ func NewGraphModel(ds *data.GraphDataset, name string, cfg PRCapsConfig, seed ui
 		return nil, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
 	}
 	return NewPRCapsGraphNet(ds, cfg, seed)
-}
-
-// transposeInto writes mᵀ into t, reusing t's slices and next as scratch
-// (tensor.CSR.Transpose without allocation).
-func transposeInto(t, m *tensor.CSR[float32], next *[]int32) {
-	nnz := m.NNZ()
-	t.Rows, t.Cols = m.Cols, m.Rows
-	if cap(t.Indptr) < m.Cols+1 {
-		t.Indptr = make([]int32, m.Cols+1)
-	}
-	t.Indptr = t.Indptr[:m.Cols+1]
-	clear(t.Indptr)
-	if cap(t.Indices) < nnz {
-		t.Indices, t.Data = make([]int32, nnz), make([]float32, nnz)
-	}
-	t.Indices, t.Data = t.Indices[:nnz], t.Data[:nnz]
-	for _, j := range m.Indices {
-		t.Indptr[j+1]++
-	}
-	for j := 0; j < m.Cols; j++ {
-		t.Indptr[j+1] += t.Indptr[j]
-	}
-	if cap(*next) < m.Cols {
-		*next = make([]int32, m.Cols)
-	}
-	nx := (*next)[:m.Cols]
-	copy(nx, t.Indptr[:m.Cols])
-	for i := 0; i < m.Rows; i++ {
-		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-			j := m.Indices[p]
-			q := nx[j]
-			nx[j]++
-			t.Indices[q] = int32(i)
-			t.Data[q] = m.Data[p]
-		}
-	}
 }

@@ -317,7 +317,7 @@ func TestPRCapsGraphSparseStemMatchesDense(t *testing.T) {
 			m.stem.W.ZeroGrad()
 			var h *autodiff.Var[float32]
 			if sparse {
-				h = m.stem.ForwardSparse(&tp, &m.adj, m.features(nil, false))
+				h = m.stem.ForwardSparse(&tp, &m.adj, m.x.Apply(0, nil, false))
 			} else {
 				x := tp.Node(b.N, m.feats, false)
 				copy(x.Value.Data, dense)

@@ -11,16 +11,33 @@ import (
 // that the backward pass of X·W needs (∂W = Xᵀ∂Y as a row-parallel SpMM),
 // and a second copy of the same structure for dropout: dropout on sparse
 // inputs touches only the non-zeros, and the copy's transpose is refreshed
-// by a permutation of the values, not rebuilt.
+// by a permutation of the values, not rebuilt. The zero value is ready for
+// Reset.
 type SparseInput[T autodiff.Float] struct {
-	clean, drop *tensor.Adjacency[T]
+	clean, drop tensor.Adjacency[T]
+	dropX       tensor.CSR[T]
 }
 
 // NewSparseInput prepares x (not modified) for SpMM with dropout.
 func NewSparseInput[T autodiff.Float](x *tensor.CSR[T]) *SparseInput[T] {
-	d := &tensor.CSR[T]{Rows: x.Rows, Cols: x.Cols, Indptr: x.Indptr, Indices: x.Indices, Data: make([]T, len(x.Data))}
+	s := &SparseInput[T]{}
+	s.Reset(x)
+	return s
+}
+
+// Reset points s at the features x (not modified), rebuilding the
+// transposes into s's storage: graph mini-batches change their features
+// every step without allocating once warm.
+func (s *SparseInput[T]) Reset(x *tensor.CSR[T]) {
+	s.clean.Reset(x)
+	d := &s.dropX
+	d.Rows, d.Cols, d.Indptr, d.Indices = x.Rows, x.Cols, x.Indptr, x.Indices
+	if cap(d.Data) < len(x.Data) {
+		d.Data = make([]T, len(x.Data))
+	}
+	d.Data = d.Data[:len(x.Data)]
 	copy(d.Data, x.Data)
-	return &SparseInput[T]{clean: tensor.NewAdjacency(x), drop: tensor.NewAdjacency(d)}
+	s.drop.Reset(d)
 }
 
 // Cols is the feature dimension.
@@ -31,9 +48,9 @@ func (s *SparseInput[T]) Cols() int { return s.clean.A.Cols }
 // The result is valid until the next call.
 func (s *SparseInput[T]) Apply(p float64, rng *rand.Rand, training bool) *tensor.Adjacency[T] {
 	if !training || p == 0 {
-		return s.clean
+		return &s.clean
 	}
 	tensor.DropoutCSR(s.drop.A, s.clean.A, p, rng)
 	s.drop.SyncValues()
-	return s.drop
+	return &s.drop
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -669,6 +670,26 @@ func testIndexAddPart[T Float](t *testing.T) {
 					t.Fatalf("%T %v acc=%v: element %d = %v, want %v", T(0), s, acc, i, dst.Data[i], want[i])
 				}
 			}
+		}
+	}
+}
+
+// TransposeInto equals Transpose when it reuses the storage of a larger
+// earlier transpose, and then allocates nothing.
+func TestTransposeIntoReuses(t *testing.T) {
+	big := &CSR[float32]{Rows: 3, Cols: 4, Indptr: []int32{0, 2, 3, 6}, Indices: []int32{0, 3, 1, 0, 2, 3}, Data: []float32{1, 2, 3, 4, 5, 6}}
+	small := &CSR[float32]{Rows: 2, Cols: 3, Indptr: []int32{0, 1, 3}, Indices: []int32{2, 0, 2}, Data: []float32{7, 8, 9}}
+	var got CSR[float32]
+	var perm []int32
+	big.TransposeInto(&got, &perm)
+	for _, m := range []*CSR[float32]{small, big} {
+		if allocs := testing.AllocsPerRun(10, func() { m.TransposeInto(&got, &perm) }); allocs != 0 {
+			t.Errorf("%d×%d: TransposeInto allocates %v times", m.Rows, m.Cols, allocs)
+		}
+		want, wantPerm := m.Transpose()
+		if got.Rows != want.Rows || got.Cols != want.Cols || !slices.Equal(got.Indptr, want.Indptr) ||
+			!slices.Equal(got.Indices, want.Indices) || !slices.Equal(got.Data, want.Data) || !slices.Equal(perm, wantPerm) {
+			t.Errorf("%d×%d: TransposeInto %+v perm %v, want %+v perm %v", m.Rows, m.Cols, got, perm, *want, wantPerm)
 		}
 	}
 }

@@ -309,30 +309,54 @@ func sumParts[T Float](k *kernel[T], lo, hi int) {
 // of t when m's values change but its structure does not (dropout masks,
 // re-weighted edges). Column indices of t are sorted within each row.
 func (m *CSR[T]) Transpose() (t *CSR[T], perm []int32) {
+	t = &CSR[T]{}
+	m.TransposeInto(t, &perm)
+	return t, perm
+}
+
+// TransposeInto is Transpose written into t and *perm, reusing their
+// storage: a structure rebuilt every step (graph mini-batches) allocates
+// nothing once warm.
+func (m *CSR[T]) TransposeInto(t *CSR[T], perm *[]int32) {
 	nnz := m.NNZ()
-	t = &CSR[T]{Rows: m.Cols, Cols: m.Rows, Indptr: make([]int32, m.Cols+1),
-		Indices: make([]int32, nnz), Data: make([]T, nnz)}
-	perm = make([]int32, nnz)
+	t.Rows, t.Cols = m.Cols, m.Rows
+	t.Indptr = growInt32(t.Indptr, m.Cols+1)
+	clear(t.Indptr)
+	t.Indices = growInt32(t.Indices, nnz)
+	if cap(t.Data) < nnz {
+		t.Data = make([]T, nnz)
+	}
+	t.Data = t.Data[:nnz]
+	*perm = growInt32(*perm, nnz)
+	pm := *perm
 	for _, j := range m.Indices {
 		t.Indptr[j+1]++
 	}
 	for j := 0; j < m.Cols; j++ {
 		t.Indptr[j+1] += t.Indptr[j]
 	}
-	next := make([]int32, m.Cols)
-	copy(next, t.Indptr[:m.Cols])
-	// Visiting rows in order fills each row of t in ascending column order.
+	// t.Indptr[j] serves as row j's cursor, so that after the fill it holds
+	// row j+1's start; shifting it back restores the row starts. Visiting
+	// rows in order fills each row of t in ascending column order.
 	for i := 0; i < m.Rows; i++ {
 		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
 			j := m.Indices[p]
-			q := next[j]
-			next[j]++
+			q := t.Indptr[j]
+			t.Indptr[j]++
 			t.Indices[q] = int32(i)
 			t.Data[q] = m.Data[p]
-			perm[q] = p
+			pm[q] = p
 		}
 	}
-	return t, perm
+	copy(t.Indptr[1:], t.Indptr[:m.Cols])
+	t.Indptr[0] = 0
+}
+
+func growInt32(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
+	}
+	return b[:n]
 }
 
 // TransposeValues sets t.Data[q] = m.Data[perm[q]] for a t, perm from
@@ -359,8 +383,19 @@ type Adjacency[T Float] struct {
 
 // NewAdjacency pairs a with its transpose. a is shared, not copied.
 func NewAdjacency[T Float](a *CSR[T]) *Adjacency[T] {
-	at, perm := a.Transpose()
-	return &Adjacency[T]{A: a, AT: at, perm: perm}
+	g := &Adjacency[T]{}
+	g.Reset(a)
+	return g
+}
+
+// Reset pairs g with a (shared, not copied), rebuilding the transpose into
+// g's storage; a zero Adjacency is ready for Reset.
+func (g *Adjacency[T]) Reset(a *CSR[T]) {
+	g.A = a
+	if g.AT == nil {
+		g.AT = &CSR[T]{}
+	}
+	a.TransposeInto(g.AT, &g.perm)
 }
 
 // SyncValues copies A's current values into AT, after the caller changed
