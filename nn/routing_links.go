@@ -25,6 +25,65 @@ type linkIndex struct {
 	// gen is links.gen when the index was built (see Links.Changed).
 	gen  uint64
 	fill []int32 // scratch of the build
+	// pairs is the (link, perspective) layout for pairK perspectives, built
+	// on first use (see pairIndex); pairK is 0 until then.
+	pairs pairIndex
+	pairK int
+}
+
+// pairIndex lays the E·K (link, perspective) pairs of a linkIndex out as
+// sparse matrices over rows of K·d-wide per-child matrices seen as (C·K)×d
+// (row i·K+k is ξ_{i,k}), so that the per-link sums of the routing ops are
+// tensor.Aggregate calls (vector kernels, parallel over rows):
+//
+//   - by parent: the pairs of parent j are ptr[j]:ptr[j+1] (ptr = Ptr·K) in
+//     link order, pair e·K+k reading row child[e·K+k] = Child[e]·K+k; an
+//     E×K weight matrix needs no reordering.
+//   - by child row: row i·K+k of a child-side result sums the links of
+//     child i, cPtr[i·K+k]:cPtr[i·K+k+1], reading parent row cSrc[q] with
+//     the weight at flat position cPair[q] = e·K+k of an E×K matrix.
+type pairIndex struct {
+	ptr, child        []int32
+	cPtr, cSrc, cPair []int32
+}
+
+// pairsFor returns the pair layout for K perspectives, building it when K
+// or the links changed since the last call. Not safe for concurrent use
+// (the routing ops call it before they fan out).
+func (x *linkIndex) pairsFor(K int) *pairIndex {
+	if x.pairK == K {
+		return &x.pairs
+	}
+	l, pi := x.links, &x.pairs
+	E := l.NumLinks()
+	pi.ptr = growI32(pi.ptr, l.Parents+1)
+	for j, v := range l.Ptr[:l.Parents+1] {
+		pi.ptr[j] = v * int32(K)
+	}
+	pi.child = growI32(pi.child, E*K)
+	for e, c := range l.Child {
+		for k := 0; k < K; k++ {
+			pi.child[e*K+k] = c*int32(K) + int32(k)
+		}
+	}
+	pi.cPtr = growI32(pi.cPtr, l.Children*K+1)
+	pi.cSrc = growI32(pi.cSrc, E*K)
+	pi.cPair = growI32(pi.cPair, E*K)
+	pi.cPtr[0] = 0
+	q := int32(0)
+	for i := 0; i < l.Children; i++ {
+		links := x.childLink[x.childPtr[i]:x.childPtr[i+1]]
+		for k := 0; k < K; k++ {
+			for _, e := range links {
+				pi.cSrc[q] = x.parent[e]
+				pi.cPair[q] = e*int32(K) + int32(k)
+				q++
+			}
+			pi.cPtr[i*K+k+1] = q
+		}
+	}
+	x.pairK = K
+	return pi
 }
 
 // identityIndex returns the index of n parents each with the single child
@@ -72,7 +131,7 @@ func (x *linkIndex) build(l *Links) error {
 		return err
 	}
 	E := l.NumLinks()
-	x.links, x.gen = l, l.gen
+	x.links, x.gen, x.pairK = l, l.gen, 0
 	x.parent = growI32(x.parent, E)
 	x.childPtr = growI32(x.childPtr, l.Children+1)
 	clear(x.childPtr)

@@ -186,11 +186,15 @@ func (p *linkCosOp[T]) Backward(out *autodiff.Var[T]) {
 // ---------------------------------------------------------------- linkInner
 
 type linkInnerOp[T autodiff.Float] struct {
-	x, z, out  *autodiff.Var[T]
-	ix         *linkIndex
-	k, d, neg  int
-	fwd        func(lo, hi int)
-	bwdP, bwdC func(lo, hi int)
+	x, z, out *autodiff.Var[T]
+	ix        *linkIndex
+	pairs     *pairIndex
+	k, d, neg int
+	fwd       func(lo, hi int)
+	xv, gxv   tensor.Dense[T] // x and ∂x seen as (C·K)×d
+	zs        tensor.Dense[T] // P×d: s⊙z
+	tmp       tensor.Dense[T] // P×d: Σ_e Σ_k G_ek·x_{i,k} per parent
+	gc        []T             // G in child-row order
 }
 
 // linkInner records h_{e,k} = g(z_j, x_{i,k}) = −Σ_{c<neg} z_j[c]·x_{i,k}[c]
@@ -207,106 +211,75 @@ func linkInner[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, x, z *autod
 	out := t.Node(l.NumLinks(), k, autodiff.Any(x, z))
 	p := autodiff.OpOf[linkInnerOp[T]](out)
 	if p.fwd == nil {
-		p.fwd, p.bwdP, p.bwdC = p.forwardParents, p.backwardParents, p.backwardChildren
+		p.fwd = p.forwardParents
 	}
 	p.x, p.z, p.out, p.ix, p.k, p.d, p.neg = x, z, out, ix, k, d, neg
+	p.pairs = ix.pairsFor(k)
+	p.xv = pairRows(x.Value.Data, l.Children*k, d)
+	growDense(&p.zs, l.Parents, d)
+	copy(p.zs.Data, z.Value.Data)
+	signRows(p.zs.Data, d, neg)
 	tensor.ParallelFor(l.Parents, linkCost(ix, 2*k*d), p.fwd)
 	return out
 }
 
-// signedDot is −Σ_{c<neg} a_c b_c + Σ_{c≥neg} a_c b_c.
-func signedDot[T autodiff.Float](a, b []T, neg int) float64 {
-	return -rowDot(a[:neg], b[:neg]) + rowDot(a[neg:], b[neg:])
-}
-
+// forwardParents: h_{e,k} = (s⊙z_j)·x_{i,k}, one gathered dot per pair.
 func (p *linkInnerOp[T]) forwardParents(lo, hi int) {
-	l := p.ix.links
-	K, d := p.k, p.d
+	d, pi := p.d, p.pairs
 	for j := lo; j < hi; j++ {
-		zj := p.z.Value.Data[j*d : (j+1)*d]
-		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
-			i := int(l.Child[e])
-			xi := p.x.Value.Data[i*K*d : (i+1)*K*d]
-			o := p.out.Value.Data[int(e)*K : int(e+1)*K]
-			for k := range o {
-				o[k] = T(signedDot(zj, xi[k*d:(k+1)*d], p.neg))
-			}
-		}
+		a, b := pi.ptr[j], pi.ptr[j+1]
+		tensor.GatherDot(p.out.Value.Data[a:b], p.zs.Data[j*d:(j+1)*d], &p.xv, pi.child[a:b], false)
 	}
 }
 
-// backwardParents: ∂z_j[c] += s_c·Σ_e Σ_k G_ek·x_{i,k}[c].
-func (p *linkInnerOp[T]) backwardParents(lo, hi int) {
-	l := p.ix.links
-	K, d := p.k, p.d
-	for j := lo; j < hi; j++ {
-		gz := p.z.Grad.Data[j*d : (j+1)*d]
-		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
-			i := int(l.Child[e])
-			xi := p.x.Value.Data[i*K*d : (i+1)*K*d]
-			g := p.out.Grad.Data[int(e)*K : int(e+1)*K]
-			for k, gk := range g {
-				if gk == 0 {
-					continue
-				}
-				xk := xi[k*d : (k+1)*d]
-				for c := 0; c < p.neg; c++ {
-					gz[c] -= gk * xk[c]
-				}
-				for c := p.neg; c < d; c++ {
-					gz[c] += gk * xk[c]
-				}
-			}
-		}
-	}
-}
-
-// backwardChildren: ∂x_{i,k}[c] += s_c·Σ_{e of i} G_ek·z_j[c].
-func (p *linkInnerOp[T]) backwardChildren(lo, hi int) {
-	ix := p.ix
-	K, d := p.k, p.d
-	for i := lo; i < hi; i++ {
-		gx := p.x.Grad.Data[i*K*d : (i+1)*K*d]
-		for q := ix.childPtr[i]; q < ix.childPtr[i+1]; q++ {
-			e := int(ix.childLink[q])
-			j := int(ix.parent[e])
-			zj := p.z.Value.Data[j*d : (j+1)*d]
-			g := p.out.Grad.Data[e*K : (e+1)*K]
-			for k, gv := range g {
-				if gv == 0 {
-					continue
-				}
-				gk := gx[k*d : (k+1)*d]
-				for c := 0; c < p.neg; c++ {
-					gk[c] -= gv * zj[c]
-				}
-				for c := p.neg; c < d; c++ {
-					gk[c] += gv * zj[c]
-				}
-			}
-		}
-	}
-}
-
-// Backward implements autodiff.Op.
+// Backward implements autodiff.Op: ∂z_j[c] += s_c·Σ_e Σ_k G_ek·x_{i,k}[c]
+// by parents and ∂x_{i,k}[c] += s_c·Σ_{e of i} G_ek·z_j[c] by child rows,
+// with s_c = −1 for c < neg and +1 otherwise.
 func (p *linkInnerOp[T]) Backward(out *autodiff.Var[T]) {
-	c := linkCost(p.ix, 2*p.k*p.d)
+	l := p.ix.links
+	K, d := p.k, p.d
 	if p.z.RequiresGrad() {
-		tensor.ParallelFor(p.ix.links.Parents, c, p.bwdP)
+		growDense(&p.tmp, l.Parents, d)
+		tensor.Aggregate(&p.tmp, p.pairs.ptr, p.pairs.child, p.out.Grad.Data, &p.xv, false)
+		signRows(p.tmp.Data, d, p.neg)
+		tensor.VecAdd(p.z.Grad.Data, p.z.Grad.Data, p.tmp.Data)
 	}
 	if p.x.RequiresGrad() {
-		tensor.ParallelFor(p.ix.links.Children, c, p.bwdC)
+		p.gc = gatherPairs(p.gc, p.out.Grad.Data, p.pairs.cPair)
+		p.gxv = pairRows(p.x.Grad.Data, l.Children*K, d)
+		tensor.Aggregate(&p.gxv, p.pairs.cPtr, p.pairs.cSrc, p.gc, &p.zs, true)
+	}
+}
+
+// growDense makes m an r×c matrix, reusing its storage (contents undefined).
+func growDense[T autodiff.Float](m *tensor.Dense[T], r, c int) {
+	if cap(m.Data) < r*c {
+		m.Data = make([]T, r*c)
+	}
+	m.Rows, m.Cols, m.Data = r, c, m.Data[:r*c]
+}
+
+// signRows negates the first neg columns of every d-wide row of x: s⊙x
+// for the tangent pseudo-metric's signs.
+func signRows[T autodiff.Float](x []T, d, neg int) {
+	for r := 0; r+d <= len(x); r += d {
+		row := x[r : r+neg]
+		for c := range row {
+			row[c] = -row[c]
+		}
 	}
 }
 
 // ---------------------------------------------------------------- linkSum
 
 type linkSumOp[T autodiff.Float] struct {
-	w, x, out  *autodiff.Var[T]
-	ix         *linkIndex
-	k, d       int
-	fwd        func(lo, hi int)
-	bwdP, bwdC func(lo, hi int)
+	w, x, out *autodiff.Var[T]
+	ix        *linkIndex
+	pairs     *pairIndex
+	k, d      int
+	bwdP      func(lo, hi int)
+	xv, gxv   tensor.Dense[T] // x and ∂x seen as (C·K)×d
+	wc        []T             // w in child-row order (pairIndex.cPair)
 }
 
 // linkSum records S_j = Σ_{e=(i→j)} Σ_k w_ek·x_{i,k} for every parent j: the
@@ -320,80 +293,54 @@ func linkSum[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, w, x *autodif
 	checkRows("linkSum", "x", x, l.Children, k*d)
 	out := t.Node(l.Parents, d, autodiff.Any(w, x))
 	p := autodiff.OpOf[linkSumOp[T]](out)
-	if p.fwd == nil {
-		p.fwd, p.bwdP, p.bwdC = p.forwardParents, p.backwardParents, p.backwardChildren
+	if p.bwdP == nil {
+		p.bwdP = p.backwardParents
 	}
 	p.w, p.x, p.out, p.ix, p.k, p.d = w, x, out, ix, k, d
-	tensor.ParallelFor(l.Parents, linkCost(ix, 2*k*d), p.fwd)
+	p.pairs = ix.pairsFor(k)
+	p.xv = pairRows(x.Value.Data, l.Children*k, d)
+	tensor.Aggregate(&p.out.Value, p.pairs.ptr, p.pairs.child, w.Value.Data, &p.xv, false)
 	return out
 }
 
-func (p *linkSumOp[T]) forwardParents(lo, hi int) {
-	l := p.ix.links
-	K, d := p.k, p.d
-	for j := lo; j < hi; j++ {
-		s := p.out.Value.Data[j*d : (j+1)*d]
-		clear(s)
-		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
-			i := int(l.Child[e])
-			xi := p.x.Value.Data[i*K*d : (i+1)*K*d]
-			w := p.w.Value.Data[int(e)*K : int(e+1)*K]
-			for k, wk := range w {
-				xk := xi[k*d : (k+1)*d]
-				for c, v := range xk {
-					s[c] += wk * v
-				}
-			}
-		}
-	}
+// pairRows is the C×(K·d) row-major data x seen as the (C·K)×d matrix
+// whose row i·K+k is x_{i,k}.
+func pairRows[T autodiff.Float](x []T, rows, d int) tensor.Dense[T] {
+	return tensor.Dense[T]{Rows: rows, Cols: d, Data: x}
 }
 
-// backwardParents: ∂w_ek += G_j·x_{i,k}.
+// gatherPairs sets dst[q] = w[pair[q]]: an E×K per-pair matrix in the
+// child-row order of pairIndex.
+func gatherPairs[T autodiff.Float](dst, w []T, pair []int32) []T {
+	if cap(dst) < len(pair) {
+		dst = make([]T, len(pair))
+	}
+	dst = dst[:len(pair)]
+	for q, e := range pair {
+		dst[q] = w[e]
+	}
+	return dst
+}
+
+// backwardParents: ∂w_ek += G_j·x_{i,k}, one gathered dot per pair.
 func (p *linkSumOp[T]) backwardParents(lo, hi int) {
-	l := p.ix.links
-	K, d := p.k, p.d
+	d, pi := p.d, p.pairs
 	for j := lo; j < hi; j++ {
-		g := p.out.Grad.Data[j*d : (j+1)*d]
-		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
-			i := int(l.Child[e])
-			xi := p.x.Value.Data[i*K*d : (i+1)*K*d]
-			gw := p.w.Grad.Data[int(e)*K : int(e+1)*K]
-			for k := range gw {
-				gw[k] += T(rowDot(g, xi[k*d:(k+1)*d]))
-			}
-		}
+		a, b := pi.ptr[j], pi.ptr[j+1]
+		tensor.GatherDot(p.w.Grad.Data[a:b], p.out.Grad.Data[j*d:(j+1)*d], &p.xv, pi.child[a:b], true)
 	}
 }
 
-// backwardChildren: ∂x_{i,k} += Σ_{e of i} w_ek·G_j.
-func (p *linkSumOp[T]) backwardChildren(lo, hi int) {
-	ix := p.ix
-	K, d := p.k, p.d
-	for i := lo; i < hi; i++ {
-		gx := p.x.Grad.Data[i*K*d : (i+1)*K*d]
-		for q := ix.childPtr[i]; q < ix.childPtr[i+1]; q++ {
-			e := int(ix.childLink[q])
-			j := int(ix.parent[e])
-			g := p.out.Grad.Data[j*d : (j+1)*d]
-			w := p.w.Value.Data[e*K : (e+1)*K]
-			for k, wk := range w {
-				gk := gx[k*d : (k+1)*d]
-				for c, v := range g {
-					gk[c] += wk * v
-				}
-			}
-		}
-	}
-}
-
-// Backward implements autodiff.Op.
+// Backward implements autodiff.Op: ∂w_ek += G_j·x_{i,k} by parents, and
+// ∂x_{i,k} += Σ_{e of i} w_ek·G_j by child rows.
 func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
-	c := linkCost(p.ix, 2*p.k*p.d)
 	if p.w.RequiresGrad() {
-		tensor.ParallelFor(p.ix.links.Parents, c, p.bwdP)
+		tensor.ParallelFor(p.ix.links.Parents, linkCost(p.ix, 2*p.k*p.d), p.bwdP)
 	}
 	if p.x.RequiresGrad() {
-		tensor.ParallelFor(p.ix.links.Children, c, p.bwdC)
+		p.wc = gatherPairs(p.wc, p.w.Value.Data, p.pairs.cPair)
+		p.gxv = pairRows(p.x.Grad.Data, p.ix.links.Children*p.k, p.d)
+		tensor.Aggregate(&p.gxv, p.pairs.cPtr, p.pairs.cSrc, p.wc, &p.out.Grad, true)
 	}
 }
 
@@ -409,8 +356,8 @@ type linkAlignOp[T autodiff.Float] struct {
 	f32            bool      // T is float32: forwardParents32
 	tau, delta     []T       // E×(K·m): tanh values, then G_ek·w_km·(1−τ²)
 	part           []float64 // per-block partial ∂w
-	fwd            func(lo, hi int)
-	bwdP, bwdC     func(lo, hi int)
+	fwd, bwdP      func(lo, hi int)
+	dv             tensor.Dense[T] // δ as an E×(K·m) matrix
 }
 
 // linkAlign records A_ek = Σ_m w_km·tanh(P1_i[k,m] + P2_j[k,m]) for every link
@@ -431,7 +378,7 @@ func linkAlign[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, p1, p2, w *
 	out := t.Node(E, K, req)
 	p := autodiff.OpOf[linkAlignOp[T]](out)
 	if p.fwd == nil {
-		p.fwd, p.bwdP, p.bwdC = p.forwardParents, p.backwardBlocks, p.backwardChildren
+		p.fwd, p.bwdP = p.forwardParents, p.backwardBlocks
 	}
 	p.p1, p.p2, p.w, p.out, p.ix, p.k, p.m = p1, p2, w, out, ix, K, m
 	var zero T
@@ -523,6 +470,10 @@ func (p *linkAlignOp[T]) backwardBlocks(lo, hi int) {
 	km := K * m
 	w := p.w.Value.Data
 	gradP2, gradW := p.p2 != nil && p.p2.RequiresGrad(), p.w.RequiresGrad()
+	if p.f32 {
+		p.backwardBlocks32(lo, hi, gradP2)
+		return
+	}
 	for b := lo; b < hi; b++ {
 		part := p.part[b*km : (b+1)*km]
 		clear(part)
@@ -559,16 +510,30 @@ func (p *linkAlignOp[T]) backwardBlocks(lo, hi int) {
 	}
 }
 
-// backwardChildren: ∂P1_i += Σ_{e of i} δ_e.
-func (p *linkAlignOp[T]) backwardChildren(lo, hi int) {
-	ix := p.ix
-	km := p.k * p.m
-	for i := lo; i < hi; i++ {
-		gp := p.p1.Grad.Data[i*km : (i+1)*km]
-		for q := ix.childPtr[i]; q < ix.childPtr[i+1]; q++ {
-			e := int(ix.childLink[q])
-			for c, v := range p.delta[e*km : (e+1)*km] {
-				gp[c] += v
+// backwardBlocks32 is backwardBlocks for float32, one vector kernel per
+// link (tensor.TanhAddDotGrad; it also accumulates ∂w when w needs none).
+func (p *linkAlignOp[T]) backwardBlocks32(lo, hi int, gradP2 bool) {
+	l := p.ix.links
+	K := p.k
+	km := K * p.m
+	w := any(p.w.Value.Data).([]float32)
+	tau := any(p.tau).([]float32)
+	del := any(p.delta).([]float32)
+	grad := any(p.out.Grad.Data).([]float32)
+	var gp2 []float32
+	if gradP2 {
+		gp2 = any(p.p2.Grad.Data).([]float32)
+	}
+	for b := lo; b < hi; b++ {
+		part := p.part[b*km : (b+1)*km]
+		clear(part)
+		for j := b * alignBlock; j < min((b+1)*alignBlock, l.Parents); j++ {
+			var gp []float32
+			if gradP2 {
+				gp = gp2[j*km : (j+1)*km]
+			}
+			for e := int(l.Ptr[j]); e < int(l.Ptr[j+1]); e++ {
+				tensor.TanhAddDotGrad(del[e*km:(e+1)*km], gp, part, tau[e*km:(e+1)*km], w, grad[e*K:(e+1)*K])
 			}
 		}
 	}
@@ -596,8 +561,9 @@ func (p *linkAlignOp[T]) Backward(out *autodiff.Var[T]) {
 			gw[q] += T(s)
 		}
 	}
-	if p.p1.RequiresGrad() {
-		tensor.ParallelFor(l.Children, linkCost(p.ix, km), p.bwdC)
+	if p.p1.RequiresGrad() { // ∂P1_i += Σ_{e of i} δ_e
+		p.dv = tensor.Dense[T]{Rows: E, Cols: km, Data: p.delta}
+		tensor.Aggregate(&p.p1.Grad, p.ix.childPtr, p.ix.childLink, nil, &p.dv, true)
 	}
 }
 

@@ -41,3 +41,17 @@ func tanhAddDotAVX(tau, x, y, w *float32, n int) float32
 //
 //go:noescape
 func axpyRowsTail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)
+
+// gatherDotAVX sets dst[e] (+)= Σ_{c} q[c]·h[idx[e]·stride + c] for e < n,
+// over blocks full 8-column blocks and, when mask is non-nil, the first
+// 1-7 columns after them (see tailMasks). The caller guarantees every row
+// read lies in h and n ≥ 1.
+//
+//go:noescape
+func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32)
+
+// tanhAddDotGradAVX is TanhAddDotGrad for k blocks of m elements (m a
+// multiple of 8); dy may be nil.
+//
+//go:noescape
+func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m int)

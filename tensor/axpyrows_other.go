@@ -35,3 +35,11 @@ func vecMul32(dst, a, b *float32, n int)      { panic("tensor: vecMul32 without 
 func vecMulAdd32(dst, a, b *float32, n int)   { panic("tensor: vecMulAdd32 without AVX2") }
 func vecReLU32(dst, x *float32, n int)        { panic("tensor: vecReLU32 without AVX2") }
 func vecReLUGrad32(dst, g, x *float32, n int) { panic("tensor: vecReLUGrad32 without AVX2") }
+
+func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32) {
+	panic("tensor: gatherDotAVX without AVX2")
+}
+
+func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m int) {
+	panic("tensor: tanhAddDotGradAVX without AVX2")
+}

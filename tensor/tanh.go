@@ -1,5 +1,7 @@
 package tensor
 
+import "fmt"
+
 // Tanh32 is tanh as a rational function x·P(x²)/Q(x²) evaluated in float64,
 // saturating to ±1 beyond |x| = 9: relative error ≤ 4e-8 (below float32's
 // resolution) at about half the cost of math.Tanh.
@@ -46,4 +48,43 @@ func TanhAddDot(tau, x, y, w []float32) float32 {
 		s += float64(w[i]) * th
 	}
 	return float32(s)
+}
+
+// TanhAddDotGrad is the backward pass of TanhAddDot over len(g) consecutive
+// blocks of m = len(tau)/len(g) elements, block k having upstream gradient
+// g[k]: it sets dx = g[k]·w·(1−τ²) (the gradient of both x and y, stored in
+// dx and, when dy is non-nil, added to dy) and accumulates dw += g[k]·τ in
+// float64 (the products are exact there, so the sum does not depend on the
+// kernel). tau, w, dx, dw and a non-nil dy have the same length, a multiple
+// of len(g). On AVX2+FMA, m a multiple of 8 runs in assembly (dx in
+// float32); otherwise the loop is in float64.
+func TanhAddDotGrad(dx, dy []float32, dw []float64, tau, w, g []float32) {
+	n := len(tau)
+	if len(g) == 0 || n%len(g) != 0 || len(w) != n || len(dx) != n || len(dw) != n || (dy != nil && len(dy) != n) {
+		panic(fmt.Sprintf("tensor: TanhAddDotGrad lengths: tau %d, w %d, dx %d, dy %d, dw %d, g %d",
+			n, len(w), len(dx), len(dy), len(dw), len(g)))
+	}
+	m := n / len(g)
+	if n == 0 {
+		return
+	}
+	if haveAVX2FMA && m%8 == 0 {
+		var dyp *float32
+		if dy != nil {
+			dyp = &dy[0]
+		}
+		tanhAddDotGradAVX(&dx[0], dyp, &dw[0], &tau[0], &w[0], &g[0], len(g), m)
+		return
+	}
+	for k, gk := range g {
+		ge := float64(gk)
+		for q := k * m; q < (k+1)*m; q++ {
+			th := float64(tau[q])
+			dx[q] = float32(ge * float64(w[q]) * (1 - th*th))
+			dw[q] += ge * th
+			if dy != nil {
+				dy[q] += dx[q]
+			}
+		}
+	}
 }

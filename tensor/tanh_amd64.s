@@ -80,3 +80,56 @@ tdone:
 	VMOVSS X15, ret+40(FP)
 	VZEROUPPER
 	RET
+
+// func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m int)
+//
+// For each block of m (a multiple of 8) elements and its g: dx = g·w·(1−τ²)
+// in float32, dy += dx when dy is non-nil, and dw += g·τ in float64 (τ
+// widened four lanes at a time; the product of two float32s is exact in
+// float64, so the FMA rounds once, like the portable loop).
+TEXT ·tanhAddDotGradAVX(SB), NOSPLIT, $0-64
+	MOVQ dx+0(FP), DI
+	MOVQ dy+8(FP), DX
+	MOVQ dw+16(FP), R9
+	MOVQ tau+24(FP), SI
+	MOVQ w+32(FP), R8
+	MOVQ up+40(FP), R10
+	MOVQ k+48(FP), CX
+	MOVQ m+56(FP), R11
+	SHRQ $3, R11
+	VBROADCASTSS tanhc<>+40(SB), Y15 // 1
+gkloop:
+	VBROADCASTSS (R10), Y14 // g_k
+	VCVTPS2PD X14, Y13      // g_k in float64
+	MOVQ R11, AX
+gbloop:
+	VMOVUPS (SI), Y0 // τ
+	VMULPS Y0, Y0, Y1
+	VSUBPS Y1, Y15, Y1 // 1 − τ²
+	VMULPS (R8), Y1, Y1
+	VMULPS Y14, Y1, Y1 // g·w·(1 − τ²)
+	VMOVUPS Y1, (DI)
+	TESTQ DX, DX
+	JZ gnody
+	VADDPS (DX), Y1, Y2
+	VMOVUPS Y2, (DX)
+	ADDQ $32, DX
+gnody:
+	VCVTPS2PD X0, Y3
+	VFMADD213PD (R9), Y13, Y3 // dw[0:4] + g·τ
+	VMOVUPD Y3, (R9)
+	VEXTRACTF128 $1, Y0, X4
+	VCVTPS2PD X4, Y4
+	VFMADD213PD 32(R9), Y13, Y4
+	VMOVUPD Y4, 32(R9)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R8
+	ADDQ $64, R9
+	DECQ AX
+	JNZ gbloop
+	ADDQ $4, R10
+	DECQ CX
+	JNZ gkloop
+	VZEROUPPER
+	RET

@@ -76,3 +76,50 @@ func BenchmarkTanhAddDot(b *testing.B) {
 		})
 	}
 }
+
+// TestTanhAddDotGrad compares the kernel with the float64 definition over
+// block widths on and off the 8-lane path, with and without dy.
+func TestTanhAddDotGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, shape := range [][2]int{{1, 8}, {4, 16}, {3, 5}, {2, 24}, {4, 12}} {
+		K, m := shape[0], shape[1]
+		n := K * m
+		tau, w, g := make([]float32, n), make([]float32, n), make([]float32, K)
+		for i := range tau {
+			tau[i] = float32(math.Tanh(rng.NormFloat64() * 2))
+			w[i] = float32(rng.NormFloat64())
+		}
+		for k := range g {
+			g[k] = float32(rng.NormFloat64())
+		}
+		g[0] = 0 // an upstream zero: dx = 0, dw unchanged
+		for _, withDy := range []bool{false, true} {
+			dx := make([]float32, n)
+			dw := make([]float64, n)
+			var dy []float32
+			if withDy {
+				dy = make([]float32, n)
+			}
+			for i := range dw {
+				dw[i] = float64(i)
+				if dy != nil {
+					dy[i] = float32(i)
+				}
+			}
+			TanhAddDotGrad(dx, dy, dw, tau, w, g)
+			for q := range tau {
+				gk, th := float64(g[q/m]), float64(tau[q])
+				wantDx := gk * float64(w[q]) * (1 - th*th)
+				if math.Abs(float64(dx[q])-wantDx) > 1e-6*(1+math.Abs(wantDx)) {
+					t.Fatalf("K=%d m=%d: dx[%d] = %v, want %v", K, m, q, dx[q], wantDx)
+				}
+				if want := float64(q) + gk*th; dw[q] != want {
+					t.Fatalf("K=%d m=%d: dw[%d] = %v, want exactly %v", K, m, q, dw[q], want)
+				}
+				if dy != nil && dy[q] != float32(q)+dx[q] {
+					t.Fatalf("K=%d m=%d: dy[%d] = %v, want %v", K, m, q, dy[q], float32(q)+dx[q])
+				}
+			}
+		}
+	}
+}
