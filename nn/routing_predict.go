@@ -24,6 +24,10 @@ type predictOp[T autodiff.Float] struct {
 	// the wrap's θ, ‖x‖ and h.
 	x, wrap  []float64
 	fwd, bwd func(lo, hi int)
+	// The float32 form (routing_predict_gemm.go).
+	f32              bool
+	gemm             predictGemm[T]
+	fwdWrap, bwdWrap func(lo, hi int)
 }
 
 // predict records the K perspective predictions of every child (Eq.
@@ -54,6 +58,9 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 	p := autodiff.OpOf[predictOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks
+		p.fwdWrap, p.bwdWrap = p.wrapRows, p.wrapGradBlocks
+		var zero T
+		_, p.f32 = any(zero).(float32)
 	}
 	p.a, p.out, p.s, p.t = a, out, s, tt
 	p.wsph = append(p.wsph[:0], wsph...)
@@ -70,8 +77,14 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 	}
 	p.x, p.wrap = p.x[:0], p.wrap[:0]
 	if req {
-		p.x = growF64(p.x, a.Value.Rows*K*tt)
 		p.wrap = growF64(p.wrap, a.Value.Rows*K*3)
+	}
+	if p.f32 {
+		p.forwardGemm()
+		return out
+	}
+	if req {
+		p.x = growF64(p.x, a.Value.Rows*K*tt)
 	}
 	tensor.ParallelFor(a.Value.Rows, K*(tt*tt+s*s+4*d), p.fwd)
 	return out
@@ -79,9 +92,9 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 
 // wrapFactor returns θ = n/r, n = ‖x‖ and h = ω/θ with ω = atan2(sin θ, cos θ)
 // (h = 1 for θ < π): wrap_r(x) = h·x (manifold.Wrap).
-func wrapFactor(x []float64, r float64) (th, n, h float64) {
+func wrapFactor[T autodiff.Float](x []T, r float64) (th, n, h float64) {
 	for _, v := range x {
-		n += v * v
+		n += float64(v) * float64(v)
 	}
 	n = math.Sqrt(n)
 	th = n / r
@@ -239,6 +252,10 @@ func (p *predictOp[T]) backwardBlocks(lo, hi int) {
 
 // Backward implements autodiff.Op.
 func (p *predictOp[T]) Backward(out *autodiff.Var[T]) {
+	if p.f32 {
+		p.backwardGemm()
+		return
+	}
 	s, tt := p.s, p.t
 	d := s + tt
 	K := len(p.wsph)

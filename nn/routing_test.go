@@ -947,6 +947,77 @@ func predictGradCheck[T autodiff.Float](t *testing.T, eps, tol float64) {
 	}
 }
 
+// predictRun runs predict in T on the given float64 values (a: n×d, the
+// K Wsph, Weuc, biases and curvatures), back-propagates sin(index) and
+// returns the output followed by every gradient, as float64.
+func predictRun[T autodiff.Float](a [][]float64, ws, we, bs [][][]float64, betas []float64, s, tt int) []float64 {
+	conv := func(rows [][]float64) *autodiff.Var[T] { return autodiff.NewVar(denseFromRows[T](rows), true) }
+	av := conv(a)
+	var wsph, weuc, bias, beta []*autodiff.Var[T]
+	for k := range ws {
+		wsph, weuc, bias = append(wsph, conv(ws[k])), append(weuc, conv(we[k])), append(bias, conv(bs[k]))
+		beta = append(beta, conv([][]float64{{betas[k]}}))
+	}
+	var tp autodiff.Tape[T]
+	out := predict(&tp, av, wsph, weuc, bias, beta, s, tt)
+	seed := tensor.NewDense[T](out.Value.Rows, out.Value.Cols)
+	for i := range seed.Data {
+		seed.Data[i] = T(math.Sin(float64(i)))
+	}
+	if err := tp.BackwardSeeded(out, seed); err != nil {
+		panic(err)
+	}
+	var res []float64
+	for _, v := range append([]*autodiff.Var[T]{out}, av) {
+		for _, x := range v.Value.Data {
+			res = append(res, float64(x))
+		}
+	}
+	for _, v := range append(append(append(append([]*autodiff.Var[T]{av}, wsph...), weuc...), bias...), beta...) {
+		for _, x := range v.Grad.Data {
+			res = append(res, float64(x))
+		}
+	}
+	return res
+}
+
+// predict in float32 (matrix products) agrees with predict in float64 (row
+// loops, gradient-checked above) at the default shapes (s = t = 9, K = 4),
+// with rows on both branches of the wrap.
+func TestPredictFloat32MatchesFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 41))
+	s, tt, K, n := 9, 9, 4, 300
+	randRows := func(r, c int, scale float64) [][]float64 {
+		m := make([][]float64, r)
+		for i := range m {
+			m[i] = make([]float64, c)
+			for j := range m[i] {
+				m[i][j] = scale * rng.NormFloat64()
+			}
+		}
+		return m
+	}
+	a := randRows(n, s+tt, 1)
+	for i := range a { // norms from 0.1 to 8: some θ_k beyond π
+		f := 0.1 + 8*rng.Float64()
+		for j := range a[i] {
+			a[i][j] *= f / 3
+		}
+	}
+	var ws, we, bs [][][]float64
+	betas := []float64{-0.5, -1, -2, -4}
+	for range K {
+		ws, we, bs = append(ws, randRows(tt, tt, 0.4)), append(we, randRows(s, s, 0.4)), append(bs, randRows(1, s+tt, 0.1))
+	}
+	want := predictRun[float64](a, ws, we, bs, betas, s, tt)
+	got := predictRun[float32](a, ws, we, bs, betas, s, tt)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 2e-4*(1+math.Abs(want[i])) {
+			t.Fatalf("value %d of %d: float32 %v, float64 %v", i, len(want), got[i], want[i])
+		}
+	}
+}
+
 func TestPredictGradients(t *testing.T) {
 	t.Run("float64", func(t *testing.T) { predictGradCheck[float64](t, 1e-6, 1e-6) })
 	t.Run("float32", func(t *testing.T) { predictGradCheck[float32](t, 1e-2, 1e-3) })

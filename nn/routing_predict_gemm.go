@@ -1,0 +1,217 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// The float32 form of predict: the 2K small products a_T·Wsph_k and
+// a_S·Weuc_k of all children run as two matrix products against the
+// perspectives' weights side by side (tensor.Gemm, vector kernels), and
+// only the wrap, the bias and the gradients' bookkeeping stay per row. The
+// float64 form (routing_predict.go's row loops) is the reference the tests
+// compare it with.
+
+// predictGemm holds the float32 form's matrices, reused between steps.
+type predictGemm[T autodiff.Float] struct {
+	aT, aS   tensor.Dense[T] // N×t, N×s: the columns of a
+	wT, wS   tensor.Dense[T] // t×(K·t), s×(K·s): [W_0 | … | W_{K−1}]
+	xT, xS   tensor.Dense[T] // N×(K·t), N×(K·s): a_T·Wsph_k, a_S·Weuc_k
+	gT, gS   tensor.Dense[T] // the gradients of xT and xS
+	dwT, dwS tensor.Dense[T] // t×(K·t), s×(K·s)
+	daT, daS tensor.Dense[T] // N×t, N×s
+}
+
+// splitCols copies the columns [lo, hi) of a into dst.
+func splitCols[T autodiff.Float](dst *tensor.Dense[T], a *tensor.Dense[T], lo, hi int) {
+	growDense(dst, a.Rows, hi-lo)
+	w := hi - lo
+	for i := 0; i < a.Rows; i++ {
+		copy(dst.Data[i*w:(i+1)*w], a.Data[i*a.Cols+lo:i*a.Cols+hi])
+	}
+}
+
+// sideBySide sets dst to [w_0 | … | w_{K−1}] for K n×n matrices.
+func sideBySide[T autodiff.Float](dst *tensor.Dense[T], ws []*autodiff.Var[T], n int) {
+	K := len(ws)
+	growDense(dst, n, K*n)
+	for k, w := range ws {
+		for m := 0; m < n; m++ {
+			copy(dst.Data[m*K*n+k*n:m*K*n+(k+1)*n], w.Value.Data[m*n:(m+1)*n])
+		}
+	}
+}
+
+// forwardGemm is predict's forward pass in the matrix-product form.
+func (p *predictOp[T]) forwardGemm() {
+	g := &p.gemm
+	s, tt := p.s, p.t
+	K, n := len(p.wsph), p.a.Value.Rows
+	splitCols(&g.aT, &p.a.Value, 0, tt)
+	sideBySide(&g.wT, p.wsph, tt)
+	growDense(&g.xT, n, K*tt)
+	tensor.Gemm(&g.xT, &g.aT, &g.wT, false, false, 1, 0)
+	if s > 0 {
+		splitCols(&g.aS, &p.a.Value, tt, tt+s)
+		sideBySide(&g.wS, p.weuc, s)
+		growDense(&g.xS, n, K*s)
+		tensor.Gemm(&g.xS, &g.aS, &g.wS, false, false, 1, 0)
+	}
+	tensor.ParallelFor(n, K*4*(s+tt), p.fwdWrap)
+}
+
+// wrapRows applies the wrap and the bias to rows [lo, hi) of the products.
+func (p *predictOp[T]) wrapRows(lo, hi int) {
+	g := &p.gemm
+	s, tt := p.s, p.t
+	d, K := s+tt, len(p.wsph)
+	keep := len(p.wrap) > 0
+	for i := lo; i < hi; i++ {
+		for k := 0; k < K; k++ {
+			o := p.out.Value.Data[(i*K+k)*d : (i*K+k+1)*d]
+			b := p.bias[k].Value.Data
+			x := g.xT.Data[(i*K+k)*tt : (i*K+k+1)*tt]
+			th, nx, h := wrapFactor(x, p.r[k])
+			if keep {
+				p.wrap[(i*K+k)*3], p.wrap[(i*K+k)*3+1], p.wrap[(i*K+k)*3+2] = th, nx, h
+			}
+			for c, v := range x {
+				o[c] = T(h*float64(v) + float64(b[c]))
+			}
+			if s > 0 {
+				xs := g.xS.Data[(i*K+k)*s : (i*K+k+1)*s]
+				for c, v := range xs {
+					o[tt+c] = v + b[tt+c]
+				}
+			}
+		}
+	}
+}
+
+// backwardGemm is predict's backward pass in the matrix-product form: the
+// wrap's backward per row (wrapGradBlocks, which also sums ∂b and ∂r per
+// block), then ∂W = aᵀ·∂x and ∂a = ∂x·Wᵀ as matrix products.
+func (p *predictOp[T]) backwardGemm() {
+	g := &p.gemm
+	s, tt := p.s, p.t
+	d, K, n := s+tt, len(p.wsph), p.a.Value.Rows
+	growDense(&g.gT, n, K*tt)
+	growDense(&g.gS, n, K*s)
+	per := d + 1
+	nb := (n + predictBlock - 1) / predictBlock
+	p.part = growF64(p.part, nb*K*per)
+	tensor.ParallelFor(nb, predictBlock*K*4*d, p.bwdWrap)
+	for k := 0; k < K; k++ {
+		if p.bias[k].RequiresGrad() {
+			gb := p.bias[k].Grad.Data
+			for c := range gb {
+				acc := 0.0
+				for b := 0; b < nb; b++ {
+					acc += p.part[(b*K+k)*per+c]
+				}
+				gb[c] += T(acc)
+			}
+		}
+		if p.beta[k].RequiresGrad() {
+			dr := 0.0
+			for b := 0; b < nb; b++ {
+				dr += p.part[(b*K+k)*per+d]
+			}
+			p.beta[k].Grad.Data[0] += T(-dr / (2 * p.r[k])) // ∂β = −∂r/(2r)
+		}
+	}
+	weightGrad(&g.dwT, &g.aT, &g.gT, p.wsph, tt)
+	if p.a.RequiresGrad() {
+		growDense(&g.daT, n, tt)
+		tensor.Gemm(&g.daT, &g.gT, &g.wT, false, true, 1, 0)
+		addCols(&p.a.Grad, &g.daT, 0)
+	}
+	if s > 0 {
+		weightGrad(&g.dwS, &g.aS, &g.gS, p.weuc, s)
+		if p.a.RequiresGrad() {
+			growDense(&g.daS, n, s)
+			tensor.Gemm(&g.daS, &g.gS, &g.wS, false, true, 1, 0)
+			addCols(&p.a.Grad, &g.daS, tt)
+		}
+	}
+}
+
+// weightGrad adds the blocks of aᵀ·gx (n×(K·n)) to the K weights' gradients.
+func weightGrad[T autodiff.Float](dw, a, gx *tensor.Dense[T], ws []*autodiff.Var[T], n int) {
+	need := false
+	for _, w := range ws {
+		need = need || w.RequiresGrad()
+	}
+	if !need {
+		return
+	}
+	K := len(ws)
+	growDense(dw, n, K*n)
+	tensor.Gemm(dw, a, gx, true, false, 1, 0)
+	for k, w := range ws {
+		if !w.RequiresGrad() {
+			continue
+		}
+		for m := 0; m < n; m++ {
+			tensor.VecAdd(w.Grad.Data[m*n:(m+1)*n], w.Grad.Data[m*n:(m+1)*n], dw.Data[m*K*n+k*n:m*K*n+(k+1)*n])
+		}
+	}
+}
+
+// addCols adds src (N×w) to the columns [off, off+w) of dst.
+func addCols[T autodiff.Float](dst, src *tensor.Dense[T], off int) {
+	w := src.Cols
+	for i := 0; i < src.Rows; i++ {
+		row := dst.Data[i*dst.Cols+off : i*dst.Cols+off+w]
+		tensor.VecAdd(row, row, src.Data[i*w:(i+1)*w])
+	}
+}
+
+// wrapGradBlocks handles row blocks [lo, hi): with G the upstream gradient,
+// x = a_T·Wsph and γ = G·x, ∂x = G for θ < π, otherwise (manifold.Wrap)
+//
+//	∂x = h·G + γ·(θ−ω)/(θ²·n·r)·x,   ∂r += −γ·(θ−ω)/(θ·r),
+//
+// and the space block passes G through; per block and perspective it sums
+// ∂b (d values) and ∂r.
+func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
+	g := &p.gemm
+	s, tt := p.s, p.t
+	d, K, n := s+tt, len(p.wsph), p.a.Value.Rows
+	per := d + 1
+	for b := lo; b < hi; b++ {
+		part := p.part[b*K*per : (b+1)*K*per]
+		clear(part)
+		for i := b * predictBlock; i < min((b+1)*predictBlock, n); i++ {
+			for k := 0; k < K; k++ {
+				pk := part[k*per : (k+1)*per]
+				gr := p.out.Grad.Data[(i*K+k)*d : (i*K+k+1)*d]
+				for c, v := range gr {
+					pk[c] += float64(v)
+				}
+				x := g.xT.Data[(i*K+k)*tt : (i*K+k+1)*tt]
+				gx := g.gT.Data[(i*K+k)*tt : (i*K+k+1)*tt]
+				wf := p.wrap[(i*K+k)*3 : (i*K+k)*3+3]
+				th, nx, h := wf[0], wf[1], wf[2]
+				if th < math.Pi {
+					copy(gx, gr[:tt])
+				} else {
+					r := p.r[k]
+					gam := 0.0
+					for c, v := range x {
+						gam += float64(gr[c]) * float64(v)
+					}
+					dw := th - h*th // θ − ω
+					pk[d] -= gam * dw / (th * r)
+					f := gam * dw / (th * th * nx * r)
+					for c, v := range x {
+						gx[c] = T(h*float64(gr[c]) + f*float64(v))
+					}
+				}
+				copy(g.gS.Data[(i*K+k)*s:(i*K+k+1)*s], gr[tt:])
+			}
+		}
+	}
+}
