@@ -33,6 +33,10 @@ func aggregateRowsAVX(dst, h, w []float32, c int, ptr, src []int32, acc bool, lo
 // with the assembly kernels (w nil: unit weights).
 // idx and w point at n ≥ 1 entries; every idx[e] is a row of h.
 func axpyRowAVX(row, h []float32, c int, idx *int32, w *float32, n int, acc bool) {
+	if w != nil && c > 16 && c < 24 { // the routing's d = 18: one pass, not three
+		axpyRows16Tail(&row[0], &h[0], c, idx, w, n, acc, &tailMasks[8-(c-16)])
+		return
+	}
 	j := 0
 	for ; j+32 <= c; j += 32 {
 		if w != nil {

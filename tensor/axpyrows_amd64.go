@@ -55,3 +55,9 @@ func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc
 //
 //go:noescape
 func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m int)
+
+// axpyRows16Tail is axpyRows32 for rows of 16+t columns, t = 1..7 (the
+// first t lanes of mask set, see tailMasks), in one pass; w must not be nil.
+//
+//go:noescape
+func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)

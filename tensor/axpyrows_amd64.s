@@ -270,3 +270,71 @@ rtdone:
 	VMASKMOVPS Y0, Y5, (DI)
 	VZEROUPPER
 	RET
+
+// func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)
+//
+// axpyRows32's sum for rows of 17-23 columns (the routing's d = 18): two
+// full 8-column blocks and a masked tail in one pass over the terms, instead
+// of one pass per block. w must not be nil.
+TEXT ·axpyRows16Tail(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ idx+24(FP), R8
+	MOVQ w+32(FP), R9
+	MOVQ n+40(FP), CX
+	MOVBLZX acc+48(FP), AX
+	MOVQ mask+56(FP), BX
+	VMOVDQU (BX), Y15
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	TESTQ AX, AX
+	JZ q16pairs
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMASKMOVPS 64(DI), Y15, Y2
+q16pairs: // two terms per iteration into two sets of accumulators
+	CMPQ CX, $2
+	JLT q16single
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	MOVLQSX 4(R8), R11
+	IMULQ DX, R11
+	VBROADCASTSS (R9), Y4
+	VBROADCASTSS 4(R9), Y5
+	VFMADD231PS (SI)(R10*1), Y4, Y0
+	VFMADD231PS 32(SI)(R10*1), Y4, Y1
+	VMASKMOVPS 64(SI)(R10*1), Y15, Y6
+	VFMADD231PS Y6, Y4, Y2
+	VFMADD231PS (SI)(R11*1), Y5, Y8
+	VFMADD231PS 32(SI)(R11*1), Y5, Y9
+	VMASKMOVPS 64(SI)(R11*1), Y15, Y7
+	VFMADD231PS Y7, Y5, Y10
+	ADDQ $8, R8
+	ADDQ $8, R9
+	SUBQ $2, CX
+	JMP q16pairs
+q16single:
+	TESTQ CX, CX
+	JZ q16sum
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	VBROADCASTSS (R9), Y4
+	VFMADD231PS (SI)(R10*1), Y4, Y0
+	VFMADD231PS 32(SI)(R10*1), Y4, Y1
+	VMASKMOVPS 64(SI)(R10*1), Y15, Y6
+	VFMADD231PS Y6, Y4, Y2
+q16sum:
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y1, Y1
+	VADDPS Y10, Y2, Y2
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMASKMOVPS Y2, Y15, 64(DI)
+	VZEROUPPER
+	RET

@@ -15,7 +15,7 @@ func TestAggregateRowsAVXMatchesGo(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	const rows = 40
-	for _, c := range []int{1, 2, 3, 5, 7, 8, 9, 15, 16, 18, 31, 32, 33, 39, 40, 64, 70} {
+	for _, c := range []int{1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 18, 20, 23, 24, 31, 32, 33, 39, 40, 64, 70} {
 		h := make([]float32, rows*c)
 		for i := range h {
 			h[i] = rng.Float32()*2 - 1
