@@ -428,7 +428,7 @@ func (p *linkAlignOp[T]) forwardParents(lo, hi int) {
 }
 
 // forwardParents32 is forwardParents for float32, with the tanh and the dot
-// product of each perspective's d_align block in one vector kernel.
+// products of each link's K d_align blocks in one vector kernel.
 func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
 	l := p.ix.links
 	km := p.k * p.m
@@ -445,19 +445,9 @@ func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
 		if p2 != nil {
 			pj = p2[j*km : (j+1)*km]
 		}
-		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
+		for e := int(l.Ptr[j]); e < int(l.Ptr[j+1]); e++ {
 			i := int(l.Child[e])
-			pi := p1[i*km : (i+1)*km]
-			te := tau[int(e)*km : int(e+1)*km]
-			o := out[int(e)*p.k : int(e+1)*p.k]
-			for k := range o {
-				lo, hi := k*p.m, (k+1)*p.m
-				var y []float32
-				if pj != nil {
-					y = pj[lo:hi]
-				}
-				o[k] = tensor.TanhAddDot(te[lo:hi], pi[lo:hi], y, w[lo:hi])
-			}
+			tensor.TanhAddDotBlocks(out[e*p.k:(e+1)*p.k], tau[e*km:(e+1)*km], p1[i*km:(i+1)*km], pj, w)
 		}
 	}
 }

@@ -61,3 +61,9 @@ func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m i
 //
 //go:noescape
 func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)
+
+// tanhAddDotBlocksAVX is tanhAddDotAVX over k consecutive blocks of m
+// elements (m a multiple of 8), out[b] being block b's sum; y may be nil.
+//
+//go:noescape
+func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)

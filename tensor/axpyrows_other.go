@@ -47,3 +47,7 @@ func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m i
 func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32) {
 	panic("tensor: axpyRows16Tail without AVX2")
 }
+
+func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int) {
+	panic("tensor: tanhAddDotBlocksAVX without AVX2")
+}

@@ -50,6 +50,33 @@ func TanhAddDot(tau, x, y, w []float32) float32 {
 	return float32(s)
 }
 
+// TanhAddDotBlocks is TanhAddDot over len(out) consecutive blocks of
+// m = len(x)/len(out) elements: out[b] = TanhAddDot of block b (y nil means
+// zero). On AVX2+FMA, m a multiple of 8 runs in one assembly call with the
+// same results as per-block calls.
+func TanhAddDotBlocks(out, tau, x, y, w []float32) {
+	n, K := len(x), len(out)
+	if K == 0 || n%K != 0 || len(tau) != n || len(w) != n || (y != nil && len(y) != n) {
+		panic(fmt.Sprintf("tensor: TanhAddDotBlocks lengths: out %d, tau %d, x %d, y %d, w %d", K, len(tau), n, len(y), len(w)))
+	}
+	m := n / K
+	if haveAVX2FMA && m > 0 && m%8 == 0 {
+		var yp *float32
+		if y != nil {
+			yp = &y[0]
+		}
+		tanhAddDotBlocksAVX(&out[0], &tau[0], &x[0], yp, &w[0], K, m)
+		return
+	}
+	for b := range out {
+		var yb []float32
+		if y != nil {
+			yb = y[b*m : (b+1)*m]
+		}
+		out[b] = TanhAddDot(tau[b*m:(b+1)*m], x[b*m:(b+1)*m], yb, w[b*m:(b+1)*m])
+	}
+}
+
 // TanhAddDotGrad is the backward pass of TanhAddDot over len(g) consecutive
 // blocks of m = len(tau)/len(g) elements, block k having upstream gradient
 // g[k]: it sets dx = g[k]·w·(1−τ²) (the gradient of both x and y, stored in

@@ -133,3 +133,100 @@ gnody:
 	JNZ gkloop
 	VZEROUPPER
 	RET
+
+DATA tanhv<>+0(SB)/4, $1.0
+DATA tanhv<>+4(SB)/4, $1.0
+DATA tanhv<>+8(SB)/4, $1.0
+DATA tanhv<>+12(SB)/4, $1.0
+DATA tanhv<>+16(SB)/4, $1.0
+DATA tanhv<>+20(SB)/4, $1.0
+DATA tanhv<>+24(SB)/4, $1.0
+DATA tanhv<>+28(SB)/4, $1.0
+DATA tanhv<>+32(SB)/4, $9.0
+DATA tanhv<>+36(SB)/4, $9.0
+DATA tanhv<>+40(SB)/4, $9.0
+DATA tanhv<>+44(SB)/4, $9.0
+DATA tanhv<>+48(SB)/4, $9.0
+DATA tanhv<>+52(SB)/4, $9.0
+DATA tanhv<>+56(SB)/4, $9.0
+DATA tanhv<>+60(SB)/4, $9.0
+DATA tanhv<>+64(SB)/4, $-9.0
+DATA tanhv<>+68(SB)/4, $-9.0
+DATA tanhv<>+72(SB)/4, $-9.0
+DATA tanhv<>+76(SB)/4, $-9.0
+DATA tanhv<>+80(SB)/4, $-9.0
+DATA tanhv<>+84(SB)/4, $-9.0
+DATA tanhv<>+88(SB)/4, $-9.0
+DATA tanhv<>+92(SB)/4, $-9.0
+GLOBL tanhv<>(SB), RODATA|NOPTR, $96
+
+// func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
+//
+// tanhAddDotAVX over k consecutive blocks of m elements (m a multiple of
+// 8) in one call: out[b] = Σ w·τ over block b. The ten coefficients stay in
+// Y6-Y15 for the whole call and 1, 9 and −9 are read as vectors, so the
+// loop broadcasts nothing; the arithmetic is tanhAddDotAVX's, in the same
+// order, so the results are the same bit for bit.
+TEXT ·tanhAddDotBlocksAVX(SB), NOSPLIT, $0-56
+	MOVQ out+0(FP), R12
+	MOVQ tau+8(FP), DI
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), DX
+	MOVQ w+32(FP), R8
+	MOVQ k+40(FP), R10
+	MOVQ m+48(FP), R11
+	SHRQ $3, R11
+	VBROADCASTSS tanhc<>+0(SB), Y6
+	VBROADCASTSS tanhc<>+4(SB), Y7
+	VBROADCASTSS tanhc<>+8(SB), Y8
+	VBROADCASTSS tanhc<>+12(SB), Y9
+	VBROADCASTSS tanhc<>+16(SB), Y10
+	VBROADCASTSS tanhc<>+20(SB), Y11
+	VBROADCASTSS tanhc<>+24(SB), Y12
+	VBROADCASTSS tanhc<>+28(SB), Y13
+	VBROADCASTSS tanhc<>+32(SB), Y14
+	VBROADCASTSS tanhc<>+36(SB), Y15
+	XORQ BX, BX // byte offset into tau, x, y and w
+	TESTQ R10, R10
+	JZ bdone
+bkloop:
+	VXORPS Y4, Y4, Y4 // Σ w·τ of this block
+	MOVQ R11, AX
+bloop:
+	VMOVUPS (SI)(BX*1), Y0
+	TESTQ DX, DX
+	JZ bnoy
+	VADDPS (DX)(BX*1), Y0, Y0
+bnoy:
+	VMINPS tanhv<>+32(SB), Y0, Y0
+	VMAXPS tanhv<>+64(SB), Y0, Y0
+	VMULPS Y0, Y0, Y1 // x²
+	VMOVAPS Y6, Y2
+	VFMADD213PS Y7, Y1, Y2
+	VFMADD213PS Y8, Y1, Y2
+	VFMADD213PS Y9, Y1, Y2
+	VFMADD213PS Y10, Y1, Y2
+	VFMADD213PS Y11, Y1, Y2
+	VFMADD213PS Y12, Y1, Y2 // P
+	VMOVAPS Y13, Y3
+	VFMADD213PS Y14, Y1, Y3
+	VFMADD213PS Y15, Y1, Y3
+	VFMADD213PS tanhv<>+0(SB), Y1, Y3 // Q
+	VMULPS Y2, Y0, Y0
+	VDIVPS Y3, Y0, Y0 // τ
+	VMOVUPS Y0, (DI)(BX*1)
+	VFMADD231PS (R8)(BX*1), Y0, Y4
+	ADDQ $32, BX
+	DECQ AX
+	JNZ bloop
+	VEXTRACTF128 $1, Y4, X5
+	VADDPS X5, X4, X4
+	VHADDPS X4, X4, X4
+	VHADDPS X4, X4, X4
+	VMOVSS X4, (R12)
+	ADDQ $4, R12
+	DECQ R10
+	JNZ bkloop
+bdone:
+	VZEROUPPER
+	RET

@@ -123,3 +123,38 @@ func TestTanhAddDotGrad(t *testing.T) {
 		}
 	}
 }
+
+// TanhAddDotBlocks gives exactly the per-block TanhAddDot results.
+func TestTanhAddDotBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 1))
+	for _, shape := range [][2]int{{1, 8}, {4, 16}, {3, 5}, {2, 24}, {5, 12}} {
+		K, m := shape[0], shape[1]
+		n := K * m
+		x, y, w := make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 4)
+			y[i] = float32(rng.NormFloat64() * 4)
+			w[i] = float32(rng.NormFloat64())
+		}
+		for _, yy := range [][]float32{y, nil} {
+			out, tau := make([]float32, K), make([]float32, n)
+			TanhAddDotBlocks(out, tau, x, yy, w)
+			for b := 0; b < K; b++ {
+				var yb []float32
+				if yy != nil {
+					yb = yy[b*m : (b+1)*m]
+				}
+				wantTau := make([]float32, m)
+				want := TanhAddDot(wantTau, x[b*m:(b+1)*m], yb, w[b*m:(b+1)*m])
+				if out[b] != want {
+					t.Fatalf("K=%d m=%d y=%v: out[%d] = %v, want %v", K, m, yy != nil, b, out[b], want)
+				}
+				for q, v := range wantTau {
+					if tau[b*m+q] != v {
+						t.Fatalf("K=%d m=%d: tau[%d] = %v, want %v", K, m, b*m+q, tau[b*m+q], v)
+					}
+				}
+			}
+		}
+	}
+}
