@@ -354,10 +354,11 @@ type linkAlignOp[T autodiff.Float] struct {
 	ix             *linkIndex
 	k, m           int
 	f32            bool      // T is float32: forwardParents32
-	tau, delta     []T       // E×(K·m): tanh values, then G_ek·w_km·(1−τ²)
+	tau, delta     []T       // E×(K·m), not float32: tanh values, then G_ek·w_km·(1−τ²)
 	part           []float64 // per-block partial ∂w
 	fwd, bwdP      func(lo, hi int)
-	dv             tensor.Dense[T] // δ as an E×(K·m) matrix
+	bwdC           func(lo, hi int) // float32: backwardChildren32
+	dv             tensor.Dense[T]  // δ as an E×(K·m) matrix
 }
 
 // linkAlign records A_ek = Σ_m w_km·tanh(P1_i[k,m] + P2_j[k,m]) for every link
@@ -378,15 +379,17 @@ func linkAlign[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, p1, p2, w *
 	out := t.Node(E, K, req)
 	p := autodiff.OpOf[linkAlignOp[T]](out)
 	if p.fwd == nil {
-		p.fwd, p.bwdP = p.forwardParents, p.backwardBlocks
+		p.fwd, p.bwdP, p.bwdC = p.forwardParents, p.backwardBlocks, p.backwardChildren32
 	}
 	p.p1, p.p2, p.w, p.out, p.ix, p.k, p.m = p1, p2, w, out, ix, K, m
 	var zero T
 	_, p.f32 = any(zero).(float32)
-	if cap(p.tau) < E*K*m {
-		p.tau = make([]T, E*K*m)
+	if !p.f32 { // float32 recomputes τ in the backward pass
+		if cap(p.tau) < E*K*m {
+			p.tau = make([]T, E*K*m)
+		}
+		p.tau = p.tau[:E*K*m]
 	}
-	p.tau = p.tau[:E*K*m]
 	tensor.ParallelFor(l.Parents, linkCost(ix, 24*K*m), p.fwd)
 	return out
 }
@@ -434,7 +437,6 @@ func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
 	km := p.k * p.m
 	p1 := any(p.p1.Value.Data).([]float32)
 	w := any(p.w.Value.Data).([]float32)
-	tau := any(p.tau).([]float32)
 	out := any(p.out.Value.Data).([]float32)
 	var p2 []float32
 	if p.p2 != nil {
@@ -447,7 +449,7 @@ func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
 		}
 		for e := int(l.Ptr[j]); e < int(l.Ptr[j+1]); e++ {
 			i := int(l.Child[e])
-			tensor.TanhAddDotBlocks(out[e*p.k:(e+1)*p.k], tau[e*km:(e+1)*km], p1[i*km:(i+1)*km], pj, w)
+			tensor.TanhAddDotBlocks(out[e*p.k:(e+1)*p.k], nil, p1[i*km:(i+1)*km], pj, w)
 		}
 	}
 }
@@ -500,33 +502,77 @@ func (p *linkAlignOp[T]) backwardBlocks(lo, hi int) {
 	}
 }
 
-// backwardBlocks32 is backwardBlocks for float32, one vector kernel per
-// link (tensor.TanhAddDotGrad; it also accumulates ∂w when w needs none).
+// backwardBlocks32 is backwardBlocks for float32: per link one vector
+// kernel (tensor.TanhAddDotBack) recomputes τ and adds δ to ∂P2_j and
+// G_ek·τ to the block's ∂w.
 func (p *linkAlignOp[T]) backwardBlocks32(lo, hi int, gradP2 bool) {
 	l := p.ix.links
 	K := p.k
 	km := K * p.m
-	w := any(p.w.Value.Data).([]float32)
-	tau := any(p.tau).([]float32)
-	del := any(p.delta).([]float32)
-	grad := any(p.out.Grad.Data).([]float32)
-	var gp2 []float32
-	if gradP2 {
-		gp2 = any(p.p2.Grad.Data).([]float32)
-	}
+	f := p.f32Views()
+	var dw []float64
 	for b := lo; b < hi; b++ {
-		part := p.part[b*km : (b+1)*km]
-		clear(part)
+		if p.w.RequiresGrad() {
+			dw = p.part[b*km : (b+1)*km]
+			clear(dw)
+		}
 		for j := b * alignBlock; j < min((b+1)*alignBlock, l.Parents); j++ {
-			var gp []float32
+			var pj, gp []float32
+			if f.p2 != nil {
+				pj = f.p2[j*km : (j+1)*km]
+			}
 			if gradP2 {
-				gp = gp2[j*km : (j+1)*km]
+				gp = f.gp2[j*km : (j+1)*km]
 			}
 			for e := int(l.Ptr[j]); e < int(l.Ptr[j+1]); e++ {
-				tensor.TanhAddDotGrad(del[e*km:(e+1)*km], gp, part, tau[e*km:(e+1)*km], w, grad[e*K:(e+1)*K])
+				i := int(l.Child[e])
+				tensor.TanhAddDotBack(gp, dw, f.p1[i*km:(i+1)*km], pj, f.w, f.grad[e*K:(e+1)*K])
 			}
 		}
 	}
+}
+
+// backwardChildren32: ∂P1_i += Σ_{e of i} δ_e, recomputing τ per link.
+func (p *linkAlignOp[T]) backwardChildren32(lo, hi int) {
+	ix := p.ix
+	K := p.k
+	km := K * p.m
+	f := p.f32Views()
+	for i := lo; i < hi; i++ {
+		gp, pi := f.gp1[i*km:(i+1)*km], f.p1[i*km:(i+1)*km]
+		for q := ix.childPtr[i]; q < ix.childPtr[i+1]; q++ {
+			e := int(ix.childLink[q])
+			var pj []float32
+			if f.p2 != nil {
+				j := int(ix.parent[e])
+				pj = f.p2[j*km : (j+1)*km]
+			}
+			tensor.TanhAddDotBack(gp, nil, pi, pj, f.w, f.grad[e*K:(e+1)*K])
+		}
+	}
+}
+
+// align32 is the float32 data of a linkAlignOp.
+type align32 struct {
+	p1, p2, w, grad, gp1, gp2 []float32
+}
+
+func (p *linkAlignOp[T]) f32Views() align32 {
+	f := align32{
+		p1:   any(p.p1.Value.Data).([]float32),
+		w:    any(p.w.Value.Data).([]float32),
+		grad: any(p.out.Grad.Data).([]float32),
+	}
+	if p.p1.RequiresGrad() {
+		f.gp1 = any(p.p1.Grad.Data).([]float32)
+	}
+	if p.p2 != nil {
+		f.p2 = any(p.p2.Value.Data).([]float32)
+		if p.p2.RequiresGrad() {
+			f.gp2 = any(p.p2.Grad.Data).([]float32)
+		}
+	}
+	return f
 }
 
 // Backward implements autodiff.Op.
@@ -534,6 +580,10 @@ func (p *linkAlignOp[T]) Backward(out *autodiff.Var[T]) {
 	l := p.ix.links
 	km := p.k * p.m
 	E := l.NumLinks()
+	if p.f32 {
+		p.backward32()
+		return
+	}
 	if cap(p.delta) < E*km {
 		p.delta = make([]T, E*km)
 	}
@@ -542,18 +592,43 @@ func (p *linkAlignOp[T]) Backward(out *autodiff.Var[T]) {
 	p.part = growF64(p.part, nb*km)
 	tensor.ParallelFor(nb, alignBlock*linkCost(p.ix, 4*km), p.bwdP)
 	if p.w.RequiresGrad() {
-		gw := p.w.Grad.Data
-		for q := range gw {
-			s := 0.0
-			for b := 0; b < nb; b++ {
-				s += p.part[b*km+q]
-			}
-			gw[q] += T(s)
-		}
+		p.addPartsToW(nb)
 	}
 	if p.p1.RequiresGrad() { // ∂P1_i += Σ_{e of i} δ_e
 		p.dv = tensor.Dense[T]{Rows: E, Cols: km, Data: p.delta}
 		tensor.Aggregate(&p.p1.Grad, p.ix.childPtr, p.ix.childLink, nil, &p.dv, true)
+	}
+}
+
+// addPartsToW adds the nb blocks' partial ∂w to ∂w.
+func (p *linkAlignOp[T]) addPartsToW(nb int) {
+	km := p.k * p.m
+	gw := p.w.Grad.Data
+	for q := range gw {
+		s := 0.0
+		for b := 0; b < nb; b++ {
+			s += p.part[b*km+q]
+		}
+		gw[q] += T(s)
+	}
+}
+
+// backward32 is Backward for float32: the parent pass (∂P2, ∂w) and the
+// child pass (∂P1) each recompute τ, so no E×(K·m) matrix is kept.
+func (p *linkAlignOp[T]) backward32() {
+	l := p.ix.links
+	km := p.k * p.m
+	gradP2, gradW := p.p2 != nil && p.p2.RequiresGrad(), p.w.RequiresGrad()
+	nb := (l.Parents + alignBlock - 1) / alignBlock
+	if gradP2 || gradW {
+		p.part = growF64(p.part, nb*km)
+		tensor.ParallelFor(nb, alignBlock*linkCost(p.ix, 24*km), p.bwdP)
+	}
+	if gradW {
+		p.addPartsToW(nb)
+	}
+	if p.p1.RequiresGrad() {
+		tensor.ParallelFor(l.Children, linkCost(p.ix, 24*km), p.bwdC)
 	}
 }
 

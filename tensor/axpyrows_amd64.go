@@ -50,12 +50,6 @@ func axpyRowsTail(dst *float32, h *float32, stride int, idx *int32, w *float32, 
 //go:noescape
 func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32)
 
-// tanhAddDotGradAVX is TanhAddDotGrad for k blocks of m elements (m a
-// multiple of 8); dy may be nil.
-//
-//go:noescape
-func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m int)
-
 // axpyRows16Tail is axpyRows32 for rows of 16+t columns, t = 1..7 (the
 // first t lanes of mask set, see tailMasks), in one pass; w must not be nil.
 //
@@ -67,3 +61,9 @@ func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32
 //
 //go:noescape
 func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
+
+// tanhAddDotBackAVX is TanhAddDotBack for k blocks of m elements (m a
+// multiple of 8); y and dw may be nil.
+//
+//go:noescape
+func tanhAddDotBackAVX(dst *float32, dw *float64, x, y, w, up *float32, k, m int)

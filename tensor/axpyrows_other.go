@@ -40,8 +40,8 @@ func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc
 	panic("tensor: gatherDotAVX without AVX2")
 }
 
-func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m int) {
-	panic("tensor: tanhAddDotGradAVX without AVX2")
+func tanhAddDotBackAVX(dst *float32, dw *float64, x, y, w, up *float32, k, m int) {
+	panic("tensor: tanhAddDotBackAVX without AVX2")
 }
 
 func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32) {

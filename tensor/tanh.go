@@ -52,11 +52,11 @@ func TanhAddDot(tau, x, y, w []float32) float32 {
 
 // TanhAddDotBlocks is TanhAddDot over len(out) consecutive blocks of
 // m = len(x)/len(out) elements: out[b] = TanhAddDot of block b (y nil means
-// zero). On AVX2+FMA, m a multiple of 8 runs in one assembly call with the
+// zero; tau nil: τ is not kept). On AVX2+FMA, m a multiple of 8 runs in one assembly call with the
 // same results as per-block calls.
 func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 	n, K := len(x), len(out)
-	if K == 0 || n%K != 0 || len(tau) != n || len(w) != n || (y != nil && len(y) != n) {
+	if K == 0 || n%K != 0 || (tau != nil && len(tau) != n) || len(w) != n || (y != nil && len(y) != n) {
 		panic(fmt.Sprintf("tensor: TanhAddDotBlocks lengths: out %d, tau %d, x %d, y %d, w %d", K, len(tau), n, len(y), len(w)))
 	}
 	m := n / K
@@ -65,52 +65,79 @@ func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 		if y != nil {
 			yp = &y[0]
 		}
-		tanhAddDotBlocksAVX(&out[0], &tau[0], &x[0], yp, &w[0], K, m)
+		var tp *float32
+		if tau != nil {
+			tp = &tau[0]
+		}
+		tanhAddDotBlocksAVX(&out[0], tp, &x[0], yp, &w[0], K, m)
 		return
 	}
+	var buf [64]float32
 	for b := range out {
 		var yb []float32
 		if y != nil {
 			yb = y[b*m : (b+1)*m]
 		}
-		out[b] = TanhAddDot(tau[b*m:(b+1)*m], x[b*m:(b+1)*m], yb, w[b*m:(b+1)*m])
+		var tb []float32
+		if tau != nil {
+			tb = tau[b*m : (b+1)*m]
+		} else if m <= len(buf) {
+			tb = buf[:m]
+		} else {
+			tb = make([]float32, m)
+		}
+		out[b] = TanhAddDot(tb, x[b*m:(b+1)*m], yb, w[b*m:(b+1)*m])
 	}
 }
 
-// TanhAddDotGrad is the backward pass of TanhAddDot over len(g) consecutive
-// blocks of m = len(tau)/len(g) elements, block k having upstream gradient
-// g[k]: it sets dx = g[k]·w·(1−τ²) (the gradient of both x and y, stored in
-// dx and, when dy is non-nil, added to dy) and accumulates dw += g[k]·τ in
-// float64 (the products are exact there, so the sum does not depend on the
-// kernel). tau, w, dx, dw and a non-nil dy have the same length, a multiple
-// of len(g). On AVX2+FMA, m a multiple of 8 runs in assembly (dx in
-// float32); otherwise the loop is in float64.
-func TanhAddDotGrad(dx, dy []float32, dw []float64, tau, w, g []float32) {
-	n := len(tau)
-	if len(g) == 0 || n%len(g) != 0 || len(w) != n || len(dx) != n || len(dw) != n || (dy != nil && len(dy) != n) {
-		panic(fmt.Sprintf("tensor: TanhAddDotGrad lengths: tau %d, w %d, dx %d, dy %d, dw %d, g %d",
-			n, len(w), len(dx), len(dy), len(dw), len(g)))
+// TanhAddDotBack is the backward pass of TanhAddDotBlocks that recomputes
+// τ = tanh(x+y) instead of reading it back: for len(up) consecutive blocks
+// of m = len(x)/len(up) elements, block b having upstream gradient up[b],
+// it adds δ = up[b]·w·(1−τ²) (the gradient of both x and y) to dst, when
+// non-nil, and, when dw is non-nil, up[b]·τ to dw in float64 (exact products, so the sum
+// does not depend on the kernel). y may be nil (zero). Recomputing costs
+// less than storing τ for every link and reading it back: the routing's
+// per-link matrices do not fit in cache. On AVX2+FMA, m a multiple of 8
+// runs in assembly with TanhAddDotBlocks' arithmetic.
+func TanhAddDotBack(dst []float32, dw []float64, x, y, w, up []float32) {
+	n, K := len(x), len(up)
+	if K == 0 || n%K != 0 || len(w) != n || (dst != nil && len(dst) != n) || (dw != nil && len(dw) != n) || (y != nil && len(y) != n) {
+		panic(fmt.Sprintf("tensor: TanhAddDotBack lengths: dst %d, dw %d, x %d, y %d, w %d, up %d",
+			len(dst), len(dw), n, len(y), len(w), K))
 	}
-	m := n / len(g)
+	m := n / K
 	if n == 0 {
 		return
 	}
+	var yp *float32
+	if y != nil {
+		yp = &y[0]
+	}
 	if haveAVX2FMA && m%8 == 0 {
-		var dyp *float32
-		if dy != nil {
-			dyp = &dy[0]
+		var dwp *float64
+		if dw != nil {
+			dwp = &dw[0]
 		}
-		tanhAddDotGradAVX(&dx[0], dyp, &dw[0], &tau[0], &w[0], &g[0], len(g), m)
+		var dp *float32
+		if dst != nil {
+			dp = &dst[0]
+		}
+		tanhAddDotBackAVX(dp, dwp, &x[0], yp, &w[0], &up[0], K, m)
 		return
 	}
-	for k, gk := range g {
-		ge := float64(gk)
-		for q := k * m; q < (k+1)*m; q++ {
-			th := float64(tau[q])
-			dx[q] = float32(ge * float64(w[q]) * (1 - th*th))
-			dw[q] += ge * th
-			if dy != nil {
-				dy[q] += dx[q]
+	for b, g := range up {
+		ge := float64(g)
+		for q := b * m; q < (b+1)*m; q++ {
+			a := float64(x[q])
+			if y != nil {
+				a += float64(y[q])
+			}
+			th := float64(float32(Tanh32(a)))
+			if dst != nil {
+				dst[q] += float32(ge * float64(w[q]) * (1 - th*th))
+			}
+			if dw != nil {
+				dw[q] += ge * th
 			}
 		}
 	}

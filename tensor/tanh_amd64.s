@@ -81,59 +81,6 @@ tdone:
 	VZEROUPPER
 	RET
 
-// func tanhAddDotGradAVX(dx, dy *float32, dw *float64, tau, w, up *float32, k, m int)
-//
-// For each block of m (a multiple of 8) elements and its g: dx = g·w·(1−τ²)
-// in float32, dy += dx when dy is non-nil, and dw += g·τ in float64 (τ
-// widened four lanes at a time; the product of two float32s is exact in
-// float64, so the FMA rounds once, like the portable loop).
-TEXT ·tanhAddDotGradAVX(SB), NOSPLIT, $0-64
-	MOVQ dx+0(FP), DI
-	MOVQ dy+8(FP), DX
-	MOVQ dw+16(FP), R9
-	MOVQ tau+24(FP), SI
-	MOVQ w+32(FP), R8
-	MOVQ up+40(FP), R10
-	MOVQ k+48(FP), CX
-	MOVQ m+56(FP), R11
-	SHRQ $3, R11
-	VBROADCASTSS tanhc<>+40(SB), Y15 // 1
-gkloop:
-	VBROADCASTSS (R10), Y14 // g_k
-	VCVTPS2PD X14, Y13      // g_k in float64
-	MOVQ R11, AX
-gbloop:
-	VMOVUPS (SI), Y0 // τ
-	VMULPS Y0, Y0, Y1
-	VSUBPS Y1, Y15, Y1 // 1 − τ²
-	VMULPS (R8), Y1, Y1
-	VMULPS Y14, Y1, Y1 // g·w·(1 − τ²)
-	VMOVUPS Y1, (DI)
-	TESTQ DX, DX
-	JZ gnody
-	VADDPS (DX), Y1, Y2
-	VMOVUPS Y2, (DX)
-	ADDQ $32, DX
-gnody:
-	VCVTPS2PD X0, Y3
-	VFMADD213PD (R9), Y13, Y3 // dw[0:4] + g·τ
-	VMOVUPD Y3, (R9)
-	VEXTRACTF128 $1, Y0, X4
-	VCVTPS2PD X4, Y4
-	VFMADD213PD 32(R9), Y13, Y4
-	VMOVUPD Y4, 32(R9)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	ADDQ $32, R8
-	ADDQ $64, R9
-	DECQ AX
-	JNZ gbloop
-	ADDQ $4, R10
-	DECQ CX
-	JNZ gkloop
-	VZEROUPPER
-	RET
-
 DATA tanhv<>+0(SB)/4, $1.0
 DATA tanhv<>+4(SB)/4, $1.0
 DATA tanhv<>+8(SB)/4, $1.0
@@ -158,12 +105,45 @@ DATA tanhv<>+80(SB)/4, $-9.0
 DATA tanhv<>+84(SB)/4, $-9.0
 DATA tanhv<>+88(SB)/4, $-9.0
 DATA tanhv<>+92(SB)/4, $-9.0
-GLOBL tanhv<>(SB), RODATA|NOPTR, $96
+DATA tanhv<>+96(SB)/4, $-1.0
+DATA tanhv<>+100(SB)/4, $-1.0
+DATA tanhv<>+104(SB)/4, $-1.0
+DATA tanhv<>+108(SB)/4, $-1.0
+DATA tanhv<>+112(SB)/4, $-1.0
+DATA tanhv<>+116(SB)/4, $-1.0
+DATA tanhv<>+120(SB)/4, $-1.0
+DATA tanhv<>+124(SB)/4, $-1.0
+DATA tanhv<>+128(SB)/4, $0.00025616602078102111
+DATA tanhv<>+132(SB)/4, $0.00025616602078102111
+DATA tanhv<>+136(SB)/4, $0.00025616602078102111
+DATA tanhv<>+140(SB)/4, $0.00025616602078102111
+DATA tanhv<>+144(SB)/4, $0.00025616602078102111
+DATA tanhv<>+148(SB)/4, $0.00025616602078102111
+DATA tanhv<>+152(SB)/4, $0.00025616602078102111
+DATA tanhv<>+156(SB)/4, $0.00025616602078102111
+DATA tanhv<>+160(SB)/4, $0.024537747580041666
+DATA tanhv<>+164(SB)/4, $0.024537747580041666
+DATA tanhv<>+168(SB)/4, $0.024537747580041666
+DATA tanhv<>+172(SB)/4, $0.024537747580041666
+DATA tanhv<>+176(SB)/4, $0.024537747580041666
+DATA tanhv<>+180(SB)/4, $0.024537747580041666
+DATA tanhv<>+184(SB)/4, $0.024537747580041666
+DATA tanhv<>+188(SB)/4, $0.024537747580041666
+DATA tanhv<>+192(SB)/4, $0.46426915103309296
+DATA tanhv<>+196(SB)/4, $0.46426915103309296
+DATA tanhv<>+200(SB)/4, $0.46426915103309296
+DATA tanhv<>+204(SB)/4, $0.46426915103309296
+DATA tanhv<>+208(SB)/4, $0.46426915103309296
+DATA tanhv<>+212(SB)/4, $0.46426915103309296
+DATA tanhv<>+216(SB)/4, $0.46426915103309296
+DATA tanhv<>+220(SB)/4, $0.46426915103309296
+GLOBL tanhv<>(SB), RODATA|NOPTR, $224
 
 // func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
 //
 // tanhAddDotAVX over k consecutive blocks of m elements (m a multiple of
-// 8) in one call: out[b] = Σ w·τ over block b. The ten coefficients stay in
+// 8) in one call: out[b] = Σ w·τ over block b; τ is stored unless tau is
+// nil. The ten coefficients stay in
 // Y6-Y15 for the whole call and 1, 9 and −9 are read as vectors, so the
 // loop broadcasts nothing; the arithmetic is tanhAddDotAVX's, in the same
 // order, so the results are the same bit for bit.
@@ -214,7 +194,10 @@ bnoy:
 	VFMADD213PS tanhv<>+0(SB), Y1, Y3 // Q
 	VMULPS Y2, Y0, Y0
 	VDIVPS Y3, Y0, Y0 // τ
+	TESTQ DI, DI
+	JZ bnotau
 	VMOVUPS Y0, (DI)(BX*1)
+bnotau:
 	VFMADD231PS (R8)(BX*1), Y0, Y4
 	ADDQ $32, BX
 	DECQ AX
@@ -228,5 +211,93 @@ bnoy:
 	DECQ R10
 	JNZ bkloop
 bdone:
+	VZEROUPPER
+	RET
+
+// func tanhAddDotBackAVX(dst *float32, dw *float64, x, y, w, up *float32, k, m int)
+//
+// The backward pass of tanhAddDotBlocksAVX without its stored τ: for each
+// of k blocks of m elements (m a multiple of 8) with upstream gradient
+// up[b], τ = tanh(x+y) is recomputed with the forward kernel's arithmetic
+// (the same bits), then dst += δ = up[b]·w·(1−τ²) (unless dst is nil) and,
+// unless dw is nil,
+// dw += up[b]·τ in float64. δ is formed as (τ²−1)·w·(−up[b]), which rounds
+// exactly like (1−τ²)·w·up[b]. Registers: Y9-Y15 hold the numerator's
+// coefficients; the denominator's, 1, ±9 and −1 are read as vectors.
+TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ dw+8(FP), R9
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), DX
+	MOVQ w+32(FP), R8
+	MOVQ up+40(FP), R10
+	MOVQ k+48(FP), CX
+	MOVQ m+56(FP), R11
+	SHRQ $3, R11
+	VBROADCASTSS tanhc<>+0(SB), Y9
+	VBROADCASTSS tanhc<>+4(SB), Y10
+	VBROADCASTSS tanhc<>+8(SB), Y11
+	VBROADCASTSS tanhc<>+12(SB), Y12
+	VBROADCASTSS tanhc<>+16(SB), Y13
+	VBROADCASTSS tanhc<>+20(SB), Y14
+	VBROADCASTSS tanhc<>+24(SB), Y15
+	XORQ BX, BX // byte offset into dst, x, y and w
+	TESTQ CX, CX
+	JZ kdone
+kkloop:
+	VBROADCASTSS (R10), Y5
+	VCVTPS2PD X5, Y5            // up[b] in float64
+	VBROADCASTSS (R10), Y4
+	VMULPS tanhv<>+96(SB), Y4, Y4 // −up[b]
+	MOVQ R11, AX
+kbloop:
+	VMOVUPS (SI)(BX*1), Y0
+	TESTQ DX, DX
+	JZ knoy
+	VADDPS (DX)(BX*1), Y0, Y0
+knoy:
+	VMINPS tanhv<>+32(SB), Y0, Y0
+	VMAXPS tanhv<>+64(SB), Y0, Y0
+	VMULPS Y0, Y0, Y1 // x²
+	VMOVAPS Y9, Y2
+	VFMADD213PS Y10, Y1, Y2
+	VFMADD213PS Y11, Y1, Y2
+	VFMADD213PS Y12, Y1, Y2
+	VFMADD213PS Y13, Y1, Y2
+	VFMADD213PS Y14, Y1, Y2
+	VFMADD213PS Y15, Y1, Y2 // P
+	VMOVUPS tanhv<>+128(SB), Y3
+	VFMADD213PS tanhv<>+160(SB), Y1, Y3
+	VFMADD213PS tanhv<>+192(SB), Y1, Y3
+	VFMADD213PS tanhv<>+0(SB), Y1, Y3 // Q
+	VMULPS Y2, Y0, Y0
+	VDIVPS Y3, Y0, Y0 // τ
+	VMULPS Y0, Y0, Y6
+	VSUBPS tanhv<>+0(SB), Y6, Y6 // τ² − 1
+	VMULPS (R8)(BX*1), Y6, Y6
+	VMULPS Y4, Y6, Y6 // δ
+	TESTQ DI, DI
+	JZ knodst
+	VADDPS (DI)(BX*1), Y6, Y7
+	VMOVUPS Y7, (DI)(BX*1)
+knodst:
+	TESTQ R9, R9
+	JZ knodw
+	VCVTPS2PD X0, Y7
+	VFMADD213PD (R9), Y5, Y7
+	VMOVUPD Y7, (R9)
+	VEXTRACTF128 $1, Y0, X8
+	VCVTPS2PD X8, Y8
+	VFMADD213PD 32(R9), Y5, Y8
+	VMOVUPD Y8, 32(R9)
+	ADDQ $64, R9
+knodw:
+	ADDQ $32, BX
+	DECQ AX
+	JNZ kbloop
+	ADDQ $4, R10
+	DECQ CX
+	JNZ kkloop
+kdone:
 	VZEROUPPER
 	RET

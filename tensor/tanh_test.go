@@ -77,47 +77,69 @@ func BenchmarkTanhAddDot(b *testing.B) {
 	}
 }
 
-// TestTanhAddDotGrad compares the kernel with the float64 definition over
-// block widths on and off the 8-lane path, with and without dy.
-func TestTanhAddDotGrad(t *testing.T) {
+// TestTanhAddDotBack checks the recomputing backward pass against the τ
+// that TanhAddDotBlocks computes: dw exactly, dst to float32 rounding, over
+// block widths on and off the 8-lane path, with and without y and dw.
+func TestTanhAddDotBack(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	for _, shape := range [][2]int{{1, 8}, {4, 16}, {3, 5}, {2, 24}, {4, 12}} {
 		K, m := shape[0], shape[1]
 		n := K * m
-		tau, w, g := make([]float32, n), make([]float32, n), make([]float32, K)
-		for i := range tau {
-			tau[i] = float32(math.Tanh(rng.NormFloat64() * 2))
+		x, y, w, up := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, K)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 2)
+			y[i] = float32(rng.NormFloat64() * 2)
 			w[i] = float32(rng.NormFloat64())
 		}
-		for k := range g {
-			g[k] = float32(rng.NormFloat64())
+		for k := range up {
+			up[k] = float32(rng.NormFloat64())
 		}
-		g[0] = 0 // an upstream zero: dx = 0, dw unchanged
-		for _, withDy := range []bool{false, true} {
-			dx := make([]float32, n)
-			dw := make([]float64, n)
-			var dy []float32
-			if withDy {
-				dy = make([]float32, n)
-			}
-			for i := range dw {
-				dw[i] = float64(i)
-				if dy != nil {
-					dy[i] = float32(i)
+		up[0] = 0 // an upstream zero: nothing added
+		for _, yy := range [][]float32{y, nil} {
+			tau, out := make([]float32, n), make([]float32, K)
+			TanhAddDotBlocks(out, tau, x, yy, w)
+			for _, withDw := range []bool{false, true} {
+				dst := make([]float32, n)
+				var dw []float64
+				if withDw {
+					dw = make([]float64, n)
+				}
+				for i := range dst {
+					dst[i] = float32(i)
+					if dw != nil {
+						dw[i] = float64(i)
+					}
+				}
+				TanhAddDotBack(dst, dw, x, yy, w, up)
+				if dw != nil { // dw alone
+					dw2 := make([]float64, n)
+					for i := range dw2 {
+						dw2[i] = float64(i)
+					}
+					TanhAddDotBack(nil, dw2, x, yy, w, up)
+					for q := range dw2 {
+						if dw2[q] != dw[q] {
+							t.Fatalf("K=%d m=%d: without dst dw[%d] = %v, want %v", K, m, q, dw2[q], dw[q])
+						}
+					}
+				}
+				for q := range tau {
+					g, th := float64(up[q/m]), float64(tau[q])
+					want := float64(q) + g*float64(w[q])*(1-th*th)
+					if math.Abs(float64(dst[q])-want) > 1e-6*(1+math.Abs(want)) {
+						t.Fatalf("K=%d m=%d: dst[%d] = %v, want %v", K, m, q, dst[q], want)
+					}
+					if dw != nil && dw[q] != float64(q)+g*th {
+						t.Fatalf("K=%d m=%d: dw[%d] = %v, want exactly %v", K, m, q, dw[q], float64(q)+g*th)
+					}
 				}
 			}
-			TanhAddDotGrad(dx, dy, dw, tau, w, g)
-			for q := range tau {
-				gk, th := float64(g[q/m]), float64(tau[q])
-				wantDx := gk * float64(w[q]) * (1 - th*th)
-				if math.Abs(float64(dx[q])-wantDx) > 1e-6*(1+math.Abs(wantDx)) {
-					t.Fatalf("K=%d m=%d: dx[%d] = %v, want %v", K, m, q, dx[q], wantDx)
-				}
-				if want := float64(q) + gk*th; dw[q] != want {
-					t.Fatalf("K=%d m=%d: dw[%d] = %v, want exactly %v", K, m, q, dw[q], want)
-				}
-				if dy != nil && dy[q] != float32(q)+dx[q] {
-					t.Fatalf("K=%d m=%d: dy[%d] = %v, want %v", K, m, q, dy[q], float32(q)+dx[q])
+			// Without tau the sums are unchanged.
+			out2 := make([]float32, K)
+			TanhAddDotBlocks(out2, nil, x, yy, w)
+			for b := range out {
+				if out2[b] != out[b] {
+					t.Fatalf("K=%d m=%d: without tau out[%d] = %v, want %v", K, m, b, out2[b], out[b])
 				}
 			}
 		}
