@@ -150,15 +150,19 @@ func (g *GraphRouting[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T],
 	}
 	if C == 1 {
 		xi := predict(t, a, g.Wsph[0], g.Weuc[0], g.B[0], betas, dims.S, dims.T)
-		return r.route(t, ix, a, xi, betas, beta)
+		return r.route(t, ix, a, nil, xi, betas, beta)
 	}
-	var xiBuf, aBuf [MaxGraphClasses]*autodiff.Var[T]
-	xis, as := xiBuf[:C], aBuf[:C]
+	var xiBuf, aBuf, pBuf [MaxGraphClasses]*autodiff.Var[T]
+	xis, as, ps := xiBuf[:C], aBuf[:C], pBuf[:C]
+	p1 := r.alignChildren(t, a)
 	for c := range xis {
 		xis[c] = predict(t, a, g.Wsph[c], g.Weuc[c], g.B[c], betas, dims.S, dims.T)
-		as[c] = a
+		as[c], ps[c] = a, p1
 	}
 	xi := autodiff.ConcatRows(t, xis...) // (C·N) × (K·d), virtual child c·N + i
 	at := autodiff.ConcatRows(t, as...)  // (C·N) × d
-	return r.route(t, ix, at, xi, betas, beta)
+	if p1 != nil {
+		p1 = autodiff.ConcatRows(t, ps...) // a·W1 once per node, not per copy
+	}
+	return r.route(t, ix, at, p1, xi, betas, beta)
 }

@@ -331,7 +331,16 @@ func (r *Routing[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], link
 	} else {
 		xi = predict(t, a, r.Wsph, r.Weuc, r.B, betas, dims.S, tt)
 	}
-	return r.route(t, ix, a, xi, betas, beta)
+	return r.route(t, ix, a, nil, xi, betas, beta)
+}
+
+// alignChildren returns P1 = a·W1 of the feature-alignment term, the
+// children's half of W^align_k [a_i ‖ z_j] (nil without the A term).
+func (r *Routing[T]) alignChildren(t *autodiff.Tape[T], a *autodiff.Var[T]) *autodiff.Var[T] {
+	if r.Cfg.Kind != ACR || r.Cfg.NoA {
+		return nil
+	}
+	return autodiff.MatMul(t, a, r.AlignA)
 }
 
 // route runs steps 2-5 of Forward (gates, coupling, aggregation,
@@ -339,21 +348,25 @@ func (r *Routing[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], link
 // their predictions xi (C×(K·d)) and the curvatures β_k (betas) and β. It is
 // shared by node-level routing (Forward) and graph-level routing
 // (GraphRouting.Forward, whose children are per-class copies of the nodes).
-func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, xi *autodiff.Var[T], betas []*autodiff.Var[T], beta *autodiff.Var[T]) *autodiff.Var[T] {
+//
+// p1 is alignChildren(a), or nil to have route compute it: graph-level
+// routing passes the per-class copies of the nodes' P1, a product over N
+// rows rather than C·N.
+func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, p1, xi *autodiff.Var[T], betas []*autodiff.Var[T], beta *autodiff.Var[T]) *autodiff.Var[T] {
 	cfg := r.Cfg
 	dims := cfg.Dims
 	d, tt, K := dims.Tangent(), dims.T, r.K
 	E := ix.links.NumLinks()
 	acr := cfg.Kind == ACR
 
-	var betaRow, p1 *autodiff.Var[T]
+	var betaRow *autodiff.Var[T]
 	if acr {
 		betaRow = betas[0]
 		if K > 1 {
 			betaRow = autodiff.ConcatCols(t, betas...) // 1×K
 		}
-		if !cfg.NoA {
-			p1 = autodiff.MatMul(t, a, r.AlignA) // C × (K·d_align)
+		if p1 == nil {
+			p1 = r.alignChildren(t, a) // C × (K·d_align)
 		}
 	}
 
