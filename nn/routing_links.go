@@ -19,6 +19,8 @@ type linkIndex struct {
 	childPtr, childLink []int32
 	// inv[e] is the position of link e in childLink (childLink[inv[e]] = e).
 	inv []int32
+	// childParent[q] is the parent of link childLink[q].
+	childParent []int32
 	// self is the identity linking of the children (parent i has the single
 	// child i), for per-child terms of the first routing iteration.
 	self *linkIndex
@@ -156,6 +158,10 @@ func (x *linkIndex) build(l *Links) error {
 		fill[c]++
 		x.childLink[p] = int32(e)
 		x.inv[e] = p
+	}
+	x.childParent = growI32(x.childParent, E)
+	for q, e := range x.childLink[:E] {
+		x.childParent[q] = x.parent[e]
 	}
 	return nil
 }

@@ -39,6 +39,8 @@ type linkCosOp[T autodiff.Float] struct {
 	a, z, out              *autodiff.Var[T]
 	ix                     *linkIndex
 	na, nz, kap            []float64
+	dot                    []T // E: ⟨a_i, z_j⟩
+	wp, wc                 []T // E: G_e/(n_a n_z) by parent, by child
 	fwdC, fwdP, bwdP, bwdC func(lo, hi int)
 }
 
@@ -60,6 +62,7 @@ func linkCos[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, a, z *autodif
 	p.na = growF64(p.na, l.Children)
 	p.nz = growF64(p.nz, l.Parents)
 	p.kap = growF64(p.kap, E)
+	p.dot = growT(p.dot, E)
 	tensor.ParallelFor(l.Children, 2*d, p.fwdC)
 	tensor.ParallelFor(l.Parents, linkCost(ix, 2*d), p.fwdP)
 	return out
@@ -80,14 +83,6 @@ func rowSq[T autodiff.Float](x []T) float64 {
 	return s
 }
 
-func rowDot[T autodiff.Float](x, y []T) float64 {
-	s := 0.0
-	for i, v := range x {
-		s += float64(v) * float64(y[i])
-	}
-	return s
-}
-
 func (p *linkCosOp[T]) forwardChildren(lo, hi int) {
 	d := p.a.Value.Cols
 	for i := lo; i < hi; i++ {
@@ -102,71 +97,56 @@ func (p *linkCosOp[T]) forwardParents(lo, hi int) {
 		zj := p.z.Value.Data[j*d : (j+1)*d]
 		nz := math.Sqrt(rowSq(zj) + CosEps)
 		p.nz[j] = nz
-		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
-			i := int(l.Child[e])
-			k := rowDot(p.a.Value.Data[i*d:(i+1)*d], zj) / (p.na[i] * nz)
+		e0, e1 := l.Ptr[j], l.Ptr[j+1]
+		tensor.GatherDot(p.dot[e0:e1], zj, &p.a.Value, l.Child[e0:e1], false)
+		for e := e0; e < e1; e++ {
+			k := float64(p.dot[e]) / (p.na[l.Child[e]] * nz)
 			p.kap[e] = k
 			p.out.Value.Data[e] = T(k)
 		}
 	}
 }
 
-// backwardParents: ∂z_j += Σ_e G_e·(a_i/(n_a n_z) − κ̂_e·z_j/n_z²).
+// backwardParents: ∂z_j += Σ_e G_e·(a_i/(n_a n_z) − κ̂_e·z_j/n_z²), the
+// first sum an aggregation of the a_i with the weights wp.
 func (p *linkCosOp[T]) backwardParents(lo, hi int) {
 	l := p.ix.links
 	d := p.a.Value.Cols
 	g := p.out.Grad.Data
 	for j := lo; j < hi; j++ {
-		zj := p.z.Value.Data[j*d : (j+1)*d]
-		gz := p.z.Grad.Data[j*d : (j+1)*d]
 		nz := p.nz[j]
 		self := 0.0
 		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
 			ge := float64(g[e])
-			if ge == 0 {
-				continue
-			}
-			i := int(l.Child[e])
-			ai := p.a.Value.Data[i*d : (i+1)*d]
-			c := ge / (p.na[i] * nz)
-			for m, v := range ai {
-				gz[m] += T(c * float64(v))
-			}
+			p.wp[e] = T(ge / (p.na[l.Child[e]] * nz))
 			self += ge * p.kap[e]
 		}
 		c := -self / (nz * nz)
-		for m, v := range zj {
+		gz := p.z.Grad.Data[j*d : (j+1)*d]
+		for m, v := range p.z.Value.Data[j*d : (j+1)*d] {
 			gz[m] += T(c * float64(v))
 		}
 	}
 }
 
-// backwardChildren: ∂a_i += Σ_e G_e·(z_j/(n_a n_z) − κ̂_e·a_i/n_a²).
+// backwardChildren: ∂a_i += Σ_e G_e·(z_j/(n_a n_z) − κ̂_e·a_i/n_a²), the
+// first sum an aggregation of the z_j with the weights wc (child order).
 func (p *linkCosOp[T]) backwardChildren(lo, hi int) {
 	ix := p.ix
 	d := p.a.Value.Cols
 	g := p.out.Grad.Data
 	for i := lo; i < hi; i++ {
-		ai := p.a.Value.Data[i*d : (i+1)*d]
-		ga := p.a.Grad.Data[i*d : (i+1)*d]
 		na := p.na[i]
 		self := 0.0
 		for q := ix.childPtr[i]; q < ix.childPtr[i+1]; q++ {
 			e := ix.childLink[q]
 			ge := float64(g[e])
-			if ge == 0 {
-				continue
-			}
-			j := int(ix.parent[e])
-			zj := p.z.Value.Data[j*d : (j+1)*d]
-			c := ge / (na * p.nz[j])
-			for m, v := range zj {
-				ga[m] += T(c * float64(v))
-			}
+			p.wc[q] = T(ge / (na * p.nz[ix.parent[e]]))
 			self += ge * p.kap[e]
 		}
 		c := -self / (na * na)
-		for m, v := range ai {
+		ga := p.a.Grad.Data[i*d : (i+1)*d]
+		for m, v := range p.a.Value.Data[i*d : (i+1)*d] {
 			ga[m] += T(c * float64(v))
 		}
 	}
@@ -174,13 +154,26 @@ func (p *linkCosOp[T]) backwardChildren(lo, hi int) {
 
 // Backward implements autodiff.Op.
 func (p *linkCosOp[T]) Backward(out *autodiff.Var[T]) {
-	d := p.a.Value.Cols
+	ix := p.ix
+	E := ix.links.NumLinks()
 	if p.z.RequiresGrad() {
-		tensor.ParallelFor(p.ix.links.Parents, linkCost(p.ix, 2*d), p.bwdP)
+		p.wp = growT(p.wp, E)
+		tensor.ParallelFor(ix.links.Parents, linkCost(ix, 8), p.bwdP)
+		tensor.Aggregate(&p.z.Grad, ix.links.Ptr, ix.links.Child, p.wp, &p.a.Value, true)
 	}
 	if p.a.RequiresGrad() {
-		tensor.ParallelFor(p.ix.links.Children, linkCost(p.ix, 2*d), p.bwdC)
+		p.wc = growT(p.wc, E)
+		tensor.ParallelFor(ix.links.Children, linkCost(ix, 8), p.bwdC)
+		tensor.Aggregate(&p.a.Grad, ix.childPtr, ix.childParent, p.wc, &p.z.Value, true)
 	}
+}
+
+// growT returns b with length n, reallocated only when too short.
+func growT[T autodiff.Float](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
 }
 
 // ---------------------------------------------------------------- linkInner
@@ -312,10 +305,7 @@ func pairRows[T autodiff.Float](x []T, rows, d int) tensor.Dense[T] {
 // gatherPairs sets dst[q] = w[pair[q]]: an E×K per-pair matrix in the
 // child-row order of pairIndex.
 func gatherPairs[T autodiff.Float](dst, w []T, pair []int32) []T {
-	if cap(dst) < len(pair) {
-		dst = make([]T, len(pair))
-	}
-	dst = dst[:len(pair)]
+	dst = growT(dst, len(pair))
 	for q, e := range pair {
 		dst[q] = w[e]
 	}

@@ -458,6 +458,8 @@ func linkOpRun[T autodiff.Float](op string, ix *linkIndex, in map[string]*tensor
 	var tp autodiff.Tape[T]
 	var out *autodiff.Var[T]
 	switch op {
+	case "cos":
+		out = linkCos(&tp, ix, v["a"], v["z"])
 	case "inner":
 		out = linkInner(&tp, ix, v["x"], v["z"], K, 9)
 	case "sum":
@@ -473,7 +475,7 @@ func linkOpRun[T autodiff.Float](op string, ix *linkIndex, in map[string]*tensor
 		return nil, err
 	}
 	res := map[string][]float64{}
-	for name, x := range map[string]*autodiff.Var[T]{"out": out, "x": v["x"], "z": v["z"], "w": v["w"], "p1": v["p1"], "p2": v["p2"], "aw": v["aw"]} {
+	for name, x := range map[string]*autodiff.Var[T]{"out": out, "a": v["a"], "x": v["x"], "z": v["z"], "w": v["w"], "p1": v["p1"], "p2": v["p2"], "aw": v["aw"]} {
 		data := x.Value.Data
 		if name != "out" {
 			data = x.Grad.Data
@@ -508,10 +510,10 @@ func TestLinkOpsFloat32MatchFloat64(t *testing.T) {
 		for _, v := range []struct {
 			name string
 			r, c int
-		}{{"x", C, K * d}, {"z", P, d}, {"w", E, K}, {"p1", C, K * m}, {"p2", P, K * m}, {"aw", K, m}} {
+		}{{"a", C, d}, {"x", C, K * d}, {"z", P, d}, {"w", E, K}, {"p1", C, K * m}, {"p2", P, K * m}, {"aw", K, m}} {
 			in[v.name] = &randVar[float64](rng, v.name, v.r, v.c, 0.5).Value
 		}
-		for _, op := range []string{"inner", "sum", "align"} {
+		for _, op := range []string{"cos", "inner", "sum", "align"} {
 			want, err := linkOpRun[float64](op, ix, in, K, d)
 			if err != nil {
 				t.Fatal(err)
