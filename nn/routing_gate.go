@@ -120,10 +120,11 @@ func (p *gateOp[T]) forwardRows(lo, hi int) {
 	if in.alphaR != nil {
 		ar = scalar(in.alphaR)
 	}
+	// The logits L_k into sig, then σ in place (vector kernel), then the
+	// normalisation over k.
 	for e := lo; e < hi; e++ {
 		kap, lc := p.rowTerms(e, rpre)
 		sig := p.sig[e*K : (e+1)*K]
-		sum := 0.0
 		for k := range sig {
 			L := 0.0
 			if in.alphaC != nil {
@@ -136,8 +137,14 @@ func (p *gateOp[T]) forwardRows(lo, hi int) {
 			if in.alphaR != nil {
 				L += ar * lc * rpre[k]
 			}
-			s := stableSigmoid(L)
-			sig[k] = s
+			sig[k] = L
+		}
+	}
+	tensor.Sigmoid64(p.sig[lo*K:hi*K], p.sig[lo*K:hi*K])
+	for e := lo; e < hi; e++ {
+		sig := p.sig[e*K : (e+1)*K]
+		sum := 0.0
+		for _, s := range sig {
 			sum += s
 		}
 		o := p.out.Value.Data[e*K : (e+1)*K]
@@ -145,14 +152,6 @@ func (p *gateOp[T]) forwardRows(lo, hi int) {
 			o[k] = T(s / sum)
 		}
 	}
-}
-
-func stableSigmoid(x float64) float64 {
-	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
-	}
-	z := math.Exp(x)
-	return z / (1 + z)
 }
 
 // backwardBlocks handles row blocks [lo, hi). With G = Σσ, dγ the upstream

@@ -67,3 +67,8 @@ func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
 //
 //go:noescape
 func tanhAddDotBackAVX(dst *float32, dw *float64, x, y, w, up *float32, k, m int)
+
+// sigmoid64AVX is Sigmoid64 for n a multiple of 4; dst may be x.
+//
+//go:noescape
+func sigmoid64AVX(dst, x *float64, n int)
