@@ -30,6 +30,7 @@ type gateOp[T autodiff.Float] struct {
 	out      *autodiff.Var[T]
 	n, k     int
 	sig      []float64 // n×K: σ(logit)
+	lc       []float64 // n: log(c+1e-9), from the forward pass (with R)
 	part     []float64 // per block: ∂β (K), ∂α_c, ∂α_a, ∂α_r, ∂WC (K²)
 	fwd, bwd func(lo, hi int)
 }
@@ -75,21 +76,28 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 	}
 	p.in, p.out, p.n, p.k = in, out, n, K
 	p.sig = growF64(p.sig, n*K)
+	if in.alphaR != nil {
+		p.lc = growF64(p.lc, n)
+	}
 	tensor.ParallelFor(n, 16*K+2*K*K, p.fwd)
 	return out
 }
 
 func scalar[T autodiff.Float](v *autodiff.Var[T]) float64 { return float64(v.Value.Data[0]) }
 
-// rowTerms returns, for row e, κ̂ (0 without C), log(c+1e-9) (0 without R)
-// and writes R's pre-factor (h·WC)_k into rpre (when R is present).
-func (p *gateOp[T]) rowTerms(e int, rpre []float64) (kap, lc float64) {
+// rowTerms returns, for row e, κ̂ (0 without C), log(c+1e-9) (0 without R;
+// computed in the forward pass, read back in the backward one) and writes
+// R's pre-factor (h·WC)_k into rpre (when R is present).
+func (p *gateOp[T]) rowTerms(e int, rpre []float64, forward bool) (kap, lc float64) {
 	in, K := &p.in, p.k
 	if in.alphaC != nil && in.kappa != nil {
 		kap = float64(in.kappa.Value.Data[e])
 	}
 	if in.alphaR != nil {
-		lc = math.Log(float64(in.c.Value.Data[e]) + 1e-9)
+		if forward {
+			p.lc[e] = math.Log(float64(in.c.Value.Data[e]) + 1e-9)
+		}
+		lc = p.lc[e]
 		h := in.h.Value.Data[e*K : (e+1)*K]
 		wc := in.wc.Value.Data
 		for k := range rpre {
@@ -123,7 +131,7 @@ func (p *gateOp[T]) forwardRows(lo, hi int) {
 	// The logits L_k into sig, then σ in place (vector kernel), then the
 	// normalisation over k.
 	for e := lo; e < hi; e++ {
-		kap, lc := p.rowTerms(e, rpre)
+		kap, lc := p.rowTerms(e, rpre, true)
 		sig := p.sig[e*K : (e+1)*K]
 		for k := range sig {
 			L := 0.0
@@ -184,7 +192,7 @@ func (p *gateOp[T]) backwardBlocks(lo, hi int) {
 		clear(part)
 		dBeta, dAlpha, dWC := part[:K], part[K:K+3], part[K+3:]
 		for e := b * gateBlock; e < min((b+1)*gateBlock, p.n); e++ {
-			kap, lc := p.rowTerms(e, rpre)
+			kap, lc := p.rowTerms(e, rpre, false)
 			sig := p.sig[e*K : (e+1)*K]
 			g := p.out.Grad.Data[e*K : (e+1)*K]
 			gam := p.out.Value.Data[e*K : (e+1)*K]
