@@ -28,9 +28,11 @@ type linkIndex struct {
 	gen  uint64
 	fill []int32 // scratch of the build
 	// pairs is the (link, perspective) layout for pairK perspectives, built
-	// on first use (see pairIndex); pairK is 0 until then.
-	pairs pairIndex
-	pairK int
+	// on first use (see pairIndex); pairK is 0 until then. pairMu guards
+	// the build: forward passes on different tapes may share the index.
+	pairMu sync.Mutex
+	pairs  pairIndex
+	pairK  int
 }
 
 // pairIndex lays the E·K (link, perspective) pairs of a linkIndex out as
@@ -50,9 +52,10 @@ type pairIndex struct {
 }
 
 // pairsFor returns the pair layout for K perspectives, building it when K
-// or the links changed since the last call. Not safe for concurrent use
-// (the routing ops call it before they fan out).
+// or the links changed since the last call. Layers of one K share it.
 func (x *linkIndex) pairsFor(K int) *pairIndex {
+	x.pairMu.Lock()
+	defer x.pairMu.Unlock()
 	if x.pairK == K {
 		return &x.pairs
 	}
@@ -133,7 +136,10 @@ func (x *linkIndex) build(l *Links) error {
 		return err
 	}
 	E := l.NumLinks()
-	x.links, x.gen, x.pairK = l, l.gen, 0
+	x.links, x.gen = l, l.gen
+	x.pairMu.Lock()
+	x.pairK = 0
+	x.pairMu.Unlock()
 	x.parent = growI32(x.parent, E)
 	x.childPtr = growI32(x.childPtr, l.Children+1)
 	clear(x.childPtr)
