@@ -343,12 +343,12 @@ type linkAlignOp[T autodiff.Float] struct {
 	p1, p2, w, out *autodiff.Var[T]
 	ix             *linkIndex
 	k, m           int
-	f32            bool      // T is float32: forwardParents32
-	tau, delta     []T       // E×(K·m), not float32: tanh values, then G_ek·w_km·(1−τ²)
+	f32            bool      // T is float32: vector kernels that recompute τ (forwardParents32, backward32)
+	tau, delta     []T       // not float32: E×(K·m) tanh values, then G_ek·w_km·(1−τ²)
 	part           []float64 // per-block partial ∂w
 	fwd, bwdP      func(lo, hi int)
 	bwdC           func(lo, hi int) // float32: backwardChildren32
-	dv             tensor.Dense[T]  // δ as an E×(K·m) matrix
+	dv             tensor.Dense[T]  // not float32: δ as an E×(K·m) matrix
 }
 
 // linkAlign records A_ek = Σ_m w_km·tanh(P1_i[k,m] + P2_j[k,m]) for every link

@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -179,4 +180,42 @@ func TestTanhAddDotBlocks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkTanhAddDotBlocks and BenchmarkTanhAddDotBack are one link of
+// the routing's alignment term (K = 4 perspectives, d_align = 16) and a
+// wider one.
+func BenchmarkTanhAddDotBlocks(b *testing.B) {
+	for _, m := range []int{16, 64} {
+		x, y, w, tau, out := tanhBenchData(4, m)
+		b.Run(fmt.Sprint("K=4/m=", m), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				TanhAddDotBlocks(out, tau, x, y, w)
+			}
+		})
+	}
+}
+
+func BenchmarkTanhAddDotBack(b *testing.B) {
+	for _, m := range []int{16, 64} {
+		x, y, w, dst, up := tanhBenchData(4, m)
+		dw := make([]float64, len(x))
+		b.Run(fmt.Sprint("K=4/m=", m), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				TanhAddDotBack(dst, dw, x, y, w, up)
+			}
+		})
+	}
+}
+
+func tanhBenchData(K, m int) (x, y, w, buf, out []float32) {
+	n := K * m
+	x, y, w, buf, out = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, K)
+	for i := range x {
+		x[i], y[i], w[i] = float32(i%7)-3, 0.5, 1
+	}
+	for k := range out {
+		out[k] = 0.25
+	}
+	return x, y, w, buf, out
 }
