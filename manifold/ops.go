@@ -412,6 +412,16 @@ func (p *wrapOp[T]) wrapTerms(x []T) (th, n, h float64) {
 	return th, n, math.Atan2(sin, cos) / th
 }
 
+// WrapAngle returns θ reduced modulo 2π into (−π, π], the ω = atan2(sin θ,
+// cos θ) of the wrap (Wrap, WrapVec), by exact reduction rather than
+// through sin, cos and atan2: θ − 2π·⌈(θ−π)/2π⌉. It differs from the atan2
+// form only by rounding (at a whole number of turns it gives 0 where sin
+// gives ±1e-16); the routing's fused prediction uses it, Wrap keeps the
+// atan2 form.
+func WrapAngle(th float64) float64 {
+	return th - 2*math.Pi*math.Ceil((th-math.Pi)/(2*math.Pi))
+}
+
 func (p *wrapOp[T]) forwardRows(lo, hi int) {
 	c := p.xi.Value.Cols
 	for i := lo; i < hi; i++ {

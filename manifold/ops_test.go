@@ -691,3 +691,25 @@ func TestParallelMatchesSerial(t *testing.T) {
 		t.Fatalf("∂β parallel %v vs serial blocks %v", gb, sum)
 	}
 }
+
+// WrapAngle is atan2(sin θ, cos θ) up to rounding, on both sides of every
+// odd multiple of π, and ±π at a rounded odd multiple of π (the float k·π
+// lies a little above or below the branch cut).
+func TestWrapAngle(t *testing.T) {
+	for i := 0; i <= 200000; i++ {
+		th := math.Pi + float64(i)*0.005
+		want := math.Atan2(math.Sin(th), math.Cos(th))
+		got := WrapAngle(th)
+		if d := math.Abs(got - want); d > 1e-12 && math.Abs(d-2*math.Pi) > 1e-9 {
+			t.Fatalf("WrapAngle(%v) = %v, want %v", th, got, want)
+		}
+		if got <= -math.Pi || got > math.Pi {
+			t.Fatalf("WrapAngle(%v) = %v outside (−π, π]", th, got)
+		}
+	}
+	for k := 1; k < 50; k += 2 {
+		if got := WrapAngle(float64(k) * math.Pi); math.Abs(math.Abs(got)-math.Pi) > 1e-12 {
+			t.Errorf("WrapAngle(%dπ) = %v, want ±π", k, got)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -91,7 +92,7 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 }
 
 // wrapFactor returns θ = n/r, n = ‖x‖ and h = ω/θ with ω = atan2(sin θ, cos θ)
-// (h = 1 for θ < π): wrap_r(x) = h·x (manifold.Wrap).
+// (manifold.WrapAngle; h = 1 for θ < π): wrap_r(x) = h·x (manifold.Wrap).
 func wrapFactor[T autodiff.Float](x []T, r float64) (th, n, h float64) {
 	for _, v := range x {
 		n += float64(v) * float64(v)
@@ -101,8 +102,7 @@ func wrapFactor[T autodiff.Float](x []T, r float64) (th, n, h float64) {
 	if th < math.Pi {
 		return th, n, 1
 	}
-	sin, cos := math.Sincos(th)
-	return th, n, math.Atan2(sin, cos) / th
+	return th, n, manifold.WrapAngle(th) / th
 }
 
 // maxPredictT bounds t for the stack scratch of the kernels (NewRouting
