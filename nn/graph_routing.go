@@ -38,6 +38,9 @@ type GraphRouting[T autodiff.Float] struct {
 	Classes int
 	// Wsph[c][k], Weuc[c][k], B[c][k]: the prediction weights of class c.
 	Wsph, Weuc, B [][]*autodiff.Var[T]
+
+	// The same weights in one class-major list each, for predict's groups.
+	allWsph, allWeuc, allB []*autodiff.Var[T]
 }
 
 // NewGraphRouting returns a graph-level routing layer to classes parent
@@ -72,6 +75,11 @@ func NewGraphRouting[T autodiff.Float](name string, cfg RoutingConfig, classes i
 			bs = append(bs, autodiff.NewParam[T](fmt.Sprintf("%s.class%d.bias%d", name, c, k), 1, d))
 		}
 		g.Wsph, g.Weuc, g.B = append(g.Wsph, ws), append(g.Weuc, we), append(g.B, bs)
+	}
+	for c := range g.Wsph {
+		g.allWsph = append(g.allWsph, g.Wsph[c]...)
+		g.allWeuc = append(g.allWeuc, g.Weuc[c]...)
+		g.allB = append(g.allB, g.B[c]...)
 	}
 	return g, nil
 }
@@ -148,19 +156,18 @@ func (g *GraphRouting[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T],
 			betas[k] = manifold.Beta(t, r.Rho[k])
 		}
 	}
+	// One prediction op for all classes: (C·N) × (K·d), virtual child c·N + i.
+	xi := predict(t, a, g.allWsph, g.allWeuc, g.allB, betas, dims.S, dims.T)
 	if C == 1 {
-		xi := predict(t, a, g.Wsph[0], g.Weuc[0], g.B[0], betas, dims.S, dims.T)
 		return r.route(t, ix, a, nil, xi, betas, beta)
 	}
-	var xiBuf, aBuf, pBuf [MaxGraphClasses]*autodiff.Var[T]
-	xis, as, ps := xiBuf[:C], aBuf[:C], pBuf[:C]
+	var aBuf, pBuf [MaxGraphClasses]*autodiff.Var[T]
+	as, ps := aBuf[:C], pBuf[:C]
 	p1 := r.alignChildren(t, a)
-	for c := range xis {
-		xis[c] = predict(t, a, g.Wsph[c], g.Weuc[c], g.B[c], betas, dims.S, dims.T)
+	for c := range as {
 		as[c], ps[c] = a, p1
 	}
-	xi := autodiff.ConcatRows(t, xis...) // (C·N) × (K·d), virtual child c·N + i
-	at := autodiff.ConcatRows(t, as...)  // (C·N) × d
+	at := autodiff.ConcatRows(t, as...) // (C·N) × d
 	if p1 != nil {
 		p1 = autodiff.ConcatRows(t, ps...) // a·W1 once per node, not per copy
 	}

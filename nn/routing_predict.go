@@ -15,16 +15,17 @@ const predictBlock = 256
 
 type predictOp[T autodiff.Float] struct {
 	a, out     *autodiff.Var[T]
-	wsph, weuc []*autodiff.Var[T] // K each (own copies of the caller's slices)
-	bias, beta []*autodiff.Var[T]
+	wsph, weuc []*autodiff.Var[T] // groups·K each (own copies of the caller's slices)
+	bias, beta []*autodiff.Var[T] // groups·K, K
 	s, t       int
 	r          []float64 // r_k = √|β_k|
-	part       []float64 // per block: K × (t² + s² + d + 1)
+	part       []float64 // per block: groups·K × (t² + s² + d + 1)
 	// Kept from the forward pass for the backward one (when out requires a
-	// gradient): per child and perspective, x = a_T·Wsph_k (t values) and
-	// the wrap's θ, ‖x‖ and h.
+	// gradient): per output row and perspective, x = a_T·Wsph_k (t values)
+	// and the wrap's θ, ‖x‖ and h.
 	x, wrap  []float64
 	fwd, bwd func(lo, hi int)
+	groups   int // weight groups stacked in the output (see predict)
 	// The float32 form (routing_predict_gemm.go).
 	f32              bool
 	gemm             predictGemm[T]
@@ -41,21 +42,30 @@ type predictOp[T autodiff.Float] struct {
 // 1×1; the result is C×(K·d), perspective k in columns [k·d, (k+1)·d). It
 // fuses what would otherwise be 2K small matrix products, K wraps and K
 // concatenations, and is checked against that composition in the tests.
+//
+// With G·K weights (G groups of K, group-major; β still K) it stacks the G
+// groups' predictions: row g·C + i is child i's under group g (graph-level
+// routing's per-class predictions, one op instead of G and a concatenation).
 func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, weuc, bias, beta []*autodiff.Var[T], s, tt int) *autodiff.Var[T] {
-	K := len(wsph)
+	K := len(beta)
 	d := s + tt
-	if a.Value.Cols != d || len(weuc) != K || len(bias) != K || len(beta) != K {
-		panic(fmt.Sprintf("nn: predict: a is %d×%d for s=%d t=%d, %d/%d/%d/%d weights", a.Value.Rows, a.Value.Cols, s, tt, K, len(weuc), len(bias), len(beta)))
+	if K == 0 || a.Value.Cols != d || len(wsph)%K != 0 || len(weuc) != len(wsph) || len(bias) != len(wsph) {
+		panic(fmt.Sprintf("nn: predict: a is %d×%d for s=%d t=%d, %d/%d/%d/%d weights", a.Value.Rows, a.Value.Cols, s, tt, len(wsph), len(weuc), len(bias), K))
 	}
+	G := len(wsph) / K
 	req := a.RequiresGrad()
-	for k := 0; k < K; k++ {
-		checkRows("predict", "wsph", wsph[k], tt, tt)
-		checkRows("predict", "weuc", weuc[k], s, s)
-		checkRows("predict", "bias", bias[k], 1, d)
-		checkRows("predict", "beta", beta[k], 1, 1)
-		req = req || autodiff.Any(wsph[k], weuc[k], bias[k], beta[k])
+	for q := range wsph {
+		checkRows("predict", "wsph", wsph[q], tt, tt)
+		checkRows("predict", "weuc", weuc[q], s, s)
+		checkRows("predict", "bias", bias[q], 1, d)
+		req = req || autodiff.Any(wsph[q], weuc[q], bias[q])
 	}
-	out := t.Node(a.Value.Rows, K*d, req)
+	for _, b := range beta {
+		checkRows("predict", "beta", b, 1, 1)
+		req = req || b.RequiresGrad()
+	}
+	n := a.Value.Rows
+	out := t.Node(G*n, K*d, req)
 	p := autodiff.OpOf[predictOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks
@@ -63,7 +73,7 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 		var zero T
 		_, p.f32 = any(zero).(float32)
 	}
-	p.a, p.out, p.s, p.t = a, out, s, tt
+	p.a, p.out, p.s, p.t, p.groups = a, out, s, tt, G
 	p.wsph = append(p.wsph[:0], wsph...)
 	p.weuc = append(p.weuc[:0], weuc...)
 	p.bias = append(p.bias[:0], bias...)
@@ -78,16 +88,16 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 	}
 	p.x, p.wrap = p.x[:0], p.wrap[:0]
 	if req {
-		p.wrap = growF64(p.wrap, a.Value.Rows*K*3)
+		p.wrap = growF64(p.wrap, G*n*K*3)
 	}
 	if p.f32 {
 		p.forwardGemm()
 		return out
 	}
 	if req {
-		p.x = growF64(p.x, a.Value.Rows*K*tt)
+		p.x = growF64(p.x, G*n*K*tt)
 	}
-	tensor.ParallelFor(a.Value.Rows, K*(tt*tt+s*s+4*d), p.fwd)
+	tensor.ParallelFor(n, G*K*(tt*tt+s*s+4*d), p.fwd)
 	return out
 }
 
@@ -126,35 +136,38 @@ func preWrap[T autodiff.Float](x []float64, aT []T, w []T, tt int) {
 
 func (p *predictOp[T]) forwardRows(lo, hi int) {
 	s, tt := p.s, p.t
-	d := s + tt
-	K := len(p.wsph)
+	d, K, n := s+tt, len(p.beta), p.a.Value.Rows
 	keep := len(p.wrap) > 0
 	var xbuf [maxPredictT]float64
 	x := xbuf[:tt]
 	for i := lo; i < hi; i++ {
 		ai := p.a.Value.Data[i*d : (i+1)*d]
 		aT, aS := ai[:tt], ai[tt:]
-		for k := 0; k < K; k++ {
-			o := p.out.Value.Data[i*K*d+k*d : i*K*d+(k+1)*d]
-			b := p.bias[k].Value.Data
-			if keep {
-				x = p.x[(i*K+k)*tt : (i*K+k+1)*tt]
-			}
-			preWrap(x, aT, p.wsph[k].Value.Data, tt)
-			th, nx, h := wrapFactor(x, p.r[k])
-			if keep {
-				p.wrap[(i*K+k)*3], p.wrap[(i*K+k)*3+1], p.wrap[(i*K+k)*3+2] = th, nx, h
-			}
-			for c, v := range x {
-				o[c] = T(h*v + float64(b[c]))
-			}
-			we := p.weuc[k].Value.Data
-			for c := 0; c < s; c++ {
-				acc := float64(b[tt+c])
-				for m, av := range aS {
-					acc += float64(av) * float64(we[m*s+c])
+		for g := 0; g < p.groups; g++ {
+			row := g*n + i
+			for k := 0; k < K; k++ {
+				q, rk := g*K+k, row*K+k // weight, output block
+				o := p.out.Value.Data[rk*d : (rk+1)*d]
+				b := p.bias[q].Value.Data
+				if keep {
+					x = p.x[rk*tt : (rk+1)*tt]
 				}
-				o[tt+c] = T(acc)
+				preWrap(x, aT, p.wsph[q].Value.Data, tt)
+				th, nx, h := wrapFactor(x, p.r[k])
+				if keep {
+					p.wrap[rk*3], p.wrap[rk*3+1], p.wrap[rk*3+2] = th, nx, h
+				}
+				for c, v := range x {
+					o[c] = T(h*v + float64(b[c]))
+				}
+				we := p.weuc[q].Value.Data
+				for c := 0; c < s; c++ {
+					acc := float64(b[tt+c])
+					for m, av := range aS {
+						acc += float64(av) * float64(we[m*s+c])
+					}
+					o[tt+c] = T(acc)
+				}
 			}
 		}
 	}
@@ -171,14 +184,14 @@ func (p *predictOp[T]) forwardRows(lo, hi int) {
 func (p *predictOp[T]) backwardBlocks(lo, hi int) {
 	s, tt := p.s, p.t
 	d := s + tt
-	K := len(p.wsph)
+	Q, K := len(p.wsph), len(p.beta) // Q = groups·K weights
 	per := tt*tt + s*s + d + 1
 	n := p.a.Value.Rows
 	gradA := p.a.RequiresGrad()
 	var gbuf [maxPredictT]float64
 	gx := gbuf[:tt]
 	for b := lo; b < hi; b++ {
-		part := p.part[b*K*per : (b+1)*K*per]
+		part := p.part[b*Q*per : (b+1)*Q*per]
 		clear(part)
 		for i := b * predictBlock; i < min((b+1)*predictBlock, n); i++ {
 			ai := p.a.Value.Data[i*d : (i+1)*d]
@@ -187,17 +200,18 @@ func (p *predictOp[T]) backwardBlocks(lo, hi int) {
 			if gradA {
 				ga = p.a.Grad.Data[i*d : (i+1)*d]
 			}
-			for k := 0; k < K; k++ {
-				pk := part[k*per : (k+1)*per]
+			for q := 0; q < Q; q++ {
+				k, rk := q%K, ((q/K)*n+i)*K+q%K // perspective, output block
+				pk := part[q*per : (q+1)*per]
 				dWs, dWe, dB := pk[:tt*tt], pk[tt*tt:tt*tt+s*s], pk[tt*tt+s*s:tt*tt+s*s+d]
-				g := p.out.Grad.Data[i*K*d+k*d : i*K*d+(k+1)*d]
+				g := p.out.Grad.Data[rk*d : (rk+1)*d]
 				for c, v := range g {
 					dB[c] += float64(v)
 				}
 				// Time block through the wrap, from the forward pass's x.
-				ws := p.wsph[k].Value.Data
-				x := p.x[(i*K+k)*tt : (i*K+k+1)*tt]
-				wf := p.wrap[(i*K+k)*3 : (i*K+k)*3+3]
+				ws := p.wsph[q].Value.Data
+				x := p.x[rk*tt : (rk+1)*tt]
+				wf := p.wrap[rk*3 : rk*3+3]
 				r := p.r[k]
 				th, nx, h := wf[0], wf[1], wf[2]
 				if th < math.Pi {
@@ -230,7 +244,7 @@ func (p *predictOp[T]) backwardBlocks(lo, hi int) {
 					}
 				}
 				// Space block.
-				we := p.weuc[k].Value.Data
+				we := p.weuc[q].Value.Data
 				gs := g[tt:]
 				for m, av := range aS {
 					a := float64(av)
@@ -258,32 +272,36 @@ func (p *predictOp[T]) Backward(out *autodiff.Var[T]) {
 	}
 	s, tt := p.s, p.t
 	d := s + tt
-	K := len(p.wsph)
+	Q, K := len(p.wsph), len(p.beta)
 	per := tt*tt + s*s + d + 1
 	nb := (p.a.Value.Rows + predictBlock - 1) / predictBlock
-	p.part = growF64(p.part, nb*K*per)
-	tensor.ParallelFor(nb, predictBlock*K*4*(tt*tt+s*s+d), p.bwd)
+	p.part = growF64(p.part, nb*Q*per)
+	tensor.ParallelFor(nb, predictBlock*Q*4*(tt*tt+s*s+d), p.bwd)
 	add := func(v *autodiff.Var[T], off int) {
 		if !v.RequiresGrad() {
 			return
 		}
-		for q := range v.Grad.Data {
+		for c := range v.Grad.Data {
 			acc := 0.0
 			for b := 0; b < nb; b++ {
-				acc += p.part[b*K*per+off+q]
+				acc += p.part[b*Q*per+off+c]
 			}
-			v.Grad.Data[q] += T(acc)
+			v.Grad.Data[c] += T(acc)
 		}
 	}
+	for q := 0; q < Q; q++ {
+		base := q * per
+		add(p.wsph[q], base)
+		add(p.weuc[q], base+tt*tt)
+		add(p.bias[q], base+tt*tt+s*s)
+	}
 	for k := 0; k < K; k++ {
-		base := k * per
-		add(p.wsph[k], base)
-		add(p.weuc[k], base+tt*tt)
-		add(p.bias[k], base+tt*tt+s*s)
 		if p.beta[k].RequiresGrad() {
 			dr := 0.0
 			for b := 0; b < nb; b++ {
-				dr += p.part[b*K*per+base+per-1]
+				for q := k; q < Q; q += K {
+					dr += p.part[b*Q*per+q*per+per-1]
+				}
 			}
 			// ∂β = ∂r·dr/dβ = −∂r/(2r).
 			p.beta[k].Grad.Data[0] += T(-dr / (2 * p.r[k]))

@@ -15,10 +15,11 @@ import (
 // compare it with.
 
 // predictGemm holds the float32 form's matrices, reused between steps.
+// Q = groups·K weights in all, in predict's group-major order.
 type predictGemm[T autodiff.Float] struct {
 	aT, aS   tensor.Dense[T] // N×t, N×s: the columns of a
-	wT, wS   tensor.Dense[T] // t×(K·t), s×(K·s): [W_0 | … | W_{K−1}]
-	xT, xS   tensor.Dense[T] // N×(K·t), N×(K·s): a_T·Wsph_k, a_S·Weuc_k
+	wT, wS   tensor.Dense[T] // t×(Q·t), s×(Q·s): [W_0 | … | W_{Q−1}]
+	xT, xS   tensor.Dense[T] // N×(Q·t), N×(Q·s): a_T·Wsph_q, a_S·Weuc_q
 	gT, gS   tensor.Dense[T] // the gradients of xT and xS
 	dwT, dwS tensor.Dense[T] // t×(K·t), s×(K·s)
 	daT, daS tensor.Dense[T] // N×t, N×s
@@ -33,7 +34,7 @@ func splitCols[T autodiff.Float](dst *tensor.Dense[T], a *tensor.Dense[T], lo, h
 	}
 }
 
-// sideBySide sets dst to [w_0 | … | w_{K−1}] for K n×n matrices.
+// sideBySide sets dst to [w_0 | … | w_{Q−1}] for Q n×n matrices.
 func sideBySide[T autodiff.Float](dst *tensor.Dense[T], ws []*autodiff.Var[T], n int) {
 	K := len(ws)
 	growDense(dst, n, K*n)
@@ -48,40 +49,42 @@ func sideBySide[T autodiff.Float](dst *tensor.Dense[T], ws []*autodiff.Var[T], n
 func (p *predictOp[T]) forwardGemm() {
 	g := &p.gemm
 	s, tt := p.s, p.t
-	K, n := len(p.wsph), p.a.Value.Rows
+	Q, n := len(p.wsph), p.a.Value.Rows
 	splitCols(&g.aT, &p.a.Value, 0, tt)
 	sideBySide(&g.wT, p.wsph, tt)
-	growDense(&g.xT, n, K*tt)
+	growDense(&g.xT, n, Q*tt)
 	tensor.Gemm(&g.xT, &g.aT, &g.wT, false, false, 1, 0)
 	if s > 0 {
 		splitCols(&g.aS, &p.a.Value, tt, tt+s)
 		sideBySide(&g.wS, p.weuc, s)
-		growDense(&g.xS, n, K*s)
+		growDense(&g.xS, n, Q*s)
 		tensor.Gemm(&g.xS, &g.aS, &g.wS, false, false, 1, 0)
 	}
-	tensor.ParallelFor(n, K*4*(s+tt), p.fwdWrap)
+	tensor.ParallelFor(n, Q*4*(s+tt), p.fwdWrap)
 }
 
-// wrapRows applies the wrap and the bias to rows [lo, hi) of the products.
+// wrapRows applies the wrap and the bias to rows [lo, hi) of the products,
+// writing output row g·N + i for each group g.
 func (p *predictOp[T]) wrapRows(lo, hi int) {
 	g := &p.gemm
 	s, tt := p.s, p.t
-	d, K := s+tt, len(p.wsph)
+	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
 	keep := len(p.wrap) > 0
 	for i := lo; i < hi; i++ {
-		for k := 0; k < K; k++ {
-			o := p.out.Value.Data[(i*K+k)*d : (i*K+k+1)*d]
-			b := p.bias[k].Value.Data
-			x := g.xT.Data[(i*K+k)*tt : (i*K+k+1)*tt]
+		for q := 0; q < Q; q++ {
+			k, rk := q%K, ((q/K)*n+i)*K+q%K // perspective, output block
+			o := p.out.Value.Data[rk*d : (rk+1)*d]
+			b := p.bias[q].Value.Data
+			x := g.xT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
 			th, nx, h := wrapFactor(x, p.r[k])
 			if keep {
-				p.wrap[(i*K+k)*3], p.wrap[(i*K+k)*3+1], p.wrap[(i*K+k)*3+2] = th, nx, h
+				p.wrap[rk*3], p.wrap[rk*3+1], p.wrap[rk*3+2] = th, nx, h
 			}
 			for c, v := range x {
 				o[c] = T(h*float64(v) + float64(b[c]))
 			}
 			if s > 0 {
-				xs := g.xS.Data[(i*K+k)*s : (i*K+k+1)*s]
+				xs := g.xS.Data[(i*Q+q)*s : (i*Q+q+1)*s]
 				for c, v := range xs {
 					o[tt+c] = v + b[tt+c]
 				}
@@ -96,28 +99,32 @@ func (p *predictOp[T]) wrapRows(lo, hi int) {
 func (p *predictOp[T]) backwardGemm() {
 	g := &p.gemm
 	s, tt := p.s, p.t
-	d, K, n := s+tt, len(p.wsph), p.a.Value.Rows
-	growDense(&g.gT, n, K*tt)
-	growDense(&g.gS, n, K*s)
+	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
+	growDense(&g.gT, n, Q*tt)
+	growDense(&g.gS, n, Q*s)
 	per := d + 1
 	nb := (n + predictBlock - 1) / predictBlock
-	p.part = growF64(p.part, nb*K*per)
-	tensor.ParallelFor(nb, predictBlock*K*4*d, p.bwdWrap)
-	for k := 0; k < K; k++ {
-		if p.bias[k].RequiresGrad() {
-			gb := p.bias[k].Grad.Data
+	p.part = growF64(p.part, nb*Q*per)
+	tensor.ParallelFor(nb, predictBlock*Q*4*d, p.bwdWrap)
+	for q := 0; q < Q; q++ {
+		if p.bias[q].RequiresGrad() {
+			gb := p.bias[q].Grad.Data
 			for c := range gb {
 				acc := 0.0
 				for b := 0; b < nb; b++ {
-					acc += p.part[(b*K+k)*per+c]
+					acc += p.part[(b*Q+q)*per+c]
 				}
 				gb[c] += T(acc)
 			}
 		}
+	}
+	for k := 0; k < K; k++ {
 		if p.beta[k].RequiresGrad() {
 			dr := 0.0
 			for b := 0; b < nb; b++ {
-				dr += p.part[(b*K+k)*per+d]
+				for q := k; q < Q; q += K {
+					dr += p.part[(b*Q+q)*per+d]
+				}
 			}
 			p.beta[k].Grad.Data[0] += T(-dr / (2 * p.r[k])) // ∂β = −∂r/(2r)
 		}
@@ -138,7 +145,7 @@ func (p *predictOp[T]) backwardGemm() {
 	}
 }
 
-// weightGrad adds the blocks of aᵀ·gx (n×(K·n)) to the K weights' gradients.
+// weightGrad adds the blocks of aᵀ·gx (n×(Q·n)) to the Q weights' gradients.
 func weightGrad[T autodiff.Float](dw, a, gx *tensor.Dense[T], ws []*autodiff.Var[T], n int) {
 	need := false
 	for _, w := range ws {
@@ -174,26 +181,27 @@ func addCols[T autodiff.Float](dst, src *tensor.Dense[T], off int) {
 //
 //	∂x = h·G + γ·(θ−ω)/(θ²·n·r)·x,   ∂r += −γ·(θ−ω)/(θ·r),
 //
-// and the space block passes G through; per block and perspective it sums
+// and the space block passes G through; per block and weight group it sums
 // ∂b (d values) and ∂r.
 func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
 	g := &p.gemm
 	s, tt := p.s, p.t
-	d, K, n := s+tt, len(p.wsph), p.a.Value.Rows
+	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
 	per := d + 1
 	for b := lo; b < hi; b++ {
-		part := p.part[b*K*per : (b+1)*K*per]
+		part := p.part[b*Q*per : (b+1)*Q*per]
 		clear(part)
 		for i := b * predictBlock; i < min((b+1)*predictBlock, n); i++ {
-			for k := 0; k < K; k++ {
-				pk := part[k*per : (k+1)*per]
-				gr := p.out.Grad.Data[(i*K+k)*d : (i*K+k+1)*d]
+			for q := 0; q < Q; q++ {
+				k, rk := q%K, ((q/K)*n+i)*K+q%K // perspective, output block
+				pk := part[q*per : (q+1)*per]
+				gr := p.out.Grad.Data[rk*d : (rk+1)*d]
 				for c, v := range gr {
 					pk[c] += float64(v)
 				}
-				x := g.xT.Data[(i*K+k)*tt : (i*K+k+1)*tt]
-				gx := g.gT.Data[(i*K+k)*tt : (i*K+k+1)*tt]
-				wf := p.wrap[(i*K+k)*3 : (i*K+k)*3+3]
+				x := g.xT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
+				gx := g.gT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
+				wf := p.wrap[rk*3 : rk*3+3]
 				th, nx, h := wf[0], wf[1], wf[2]
 				if th < math.Pi {
 					copy(gx, gr[:tt])
@@ -210,7 +218,7 @@ func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
 						gx[c] = T(h*float64(gr[c]) + f*float64(v))
 					}
 				}
-				copy(g.gS.Data[(i*K+k)*s:(i*K+k+1)*s], gr[tt:])
+				copy(g.gS.Data[(i*Q+q)*s:(i*Q+q+1)*s], gr[tt:])
 			}
 		}
 	}

@@ -1020,6 +1020,72 @@ func TestPredictFloat32MatchesFloat64(t *testing.T) {
 	}
 }
 
+// predict with G weight groups is the G one-group predictions stacked by
+// rows (what graph-level routing used to build with ConcatRows), in values
+// and in every gradient.
+func predictGroupsCheck[T autodiff.Float](t *testing.T, tol float64) {
+	rng := rand.New(rand.NewPCG(51, 51))
+	s, tt, K, G, n := 3, 4, 2, 3, 7
+	d := s + tt
+	a := randVar[T](rng, "a", n, d, 2) // norms up to ~8: some rows wrap
+	var wsph, weuc, bias, beta []*autodiff.Var[T]
+	for q := 0; q < G*K; q++ {
+		wsph = append(wsph, randVar[T](rng, "ws", tt, tt, 0.8))
+		weuc = append(weuc, randVar[T](rng, "we", s, s, 0.8))
+		bias = append(bias, randVar[T](rng, "b", 1, d, 0.3))
+	}
+	for k := 0; k < K; k++ {
+		b := randVar[T](rng, "beta", 1, 1, 0)
+		b.Value.Data[0] = T(-0.5 - float64(k))
+		beta = append(beta, b)
+	}
+	params := append(append(append(append([]*autodiff.Var[T]{a}, wsph...), weuc...), bias...), beta...)
+	run := func(grouped bool) []float64 {
+		for _, v := range params {
+			v.ZeroGrad()
+		}
+		var tp autodiff.Tape[T]
+		var out *autodiff.Var[T]
+		if grouped {
+			out = predict(&tp, a, wsph, weuc, bias, beta, s, tt)
+		} else {
+			var parts []*autodiff.Var[T]
+			for g := 0; g < G; g++ {
+				parts = append(parts, predict(&tp, a, wsph[g*K:(g+1)*K], weuc[g*K:(g+1)*K], bias[g*K:(g+1)*K], beta, s, tt))
+			}
+			out = autodiff.ConcatRows(&tp, parts...)
+		}
+		seed := tensor.NewDense[T](out.Value.Rows, out.Value.Cols)
+		for i := range seed.Data {
+			seed.Data[i] = T(math.Cos(float64(i)))
+		}
+		if err := tp.BackwardSeeded(out, seed); err != nil {
+			t.Fatal(err)
+		}
+		var res []float64
+		for _, x := range out.Value.Data {
+			res = append(res, float64(x))
+		}
+		for _, v := range params {
+			for _, x := range v.Grad.Data {
+				res = append(res, float64(x))
+			}
+		}
+		return res
+	}
+	got, want := run(true), run(false)
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > tol*(1+math.Abs(want[i])) {
+			t.Fatalf("value %d of %d: grouped %v, stacked %v", i, len(want), got[i], want[i])
+		}
+	}
+}
+
+func TestPredictGroups(t *testing.T) {
+	t.Run("float64", func(t *testing.T) { predictGroupsCheck[float64](t, 1e-12) })
+	t.Run("float32", func(t *testing.T) { predictGroupsCheck[float32](t, 1e-5) })
+}
+
 func TestPredictGradients(t *testing.T) {
 	t.Run("float64", func(t *testing.T) { predictGradCheck[float64](t, 1e-6, 1e-6) })
 	t.Run("float32", func(t *testing.T) { predictGradCheck[float32](t, 1e-2, 1e-3) })
