@@ -36,6 +36,12 @@ const DefaultBatchSize = 16
 // it only trades memory for fewer, larger passes.
 const defaultEvalBatch = 128
 
+// evalNodes bounds the nodes of an evaluation batch (a batch always holds
+// at least one graph): the routing's per-link matrices of 128 DD graphs
+// (36k nodes) miss the cache, which made scoring a graph cost more than
+// training on one; small-graph sets (MUTAG, NCI1) still take 128 at once.
+const evalNodes = 4096
+
 // GraphProtocol is the graph-classification protocol of DESIGN §6:
 // stratified k-fold cross-validation with a fixed fold seed, a stratified
 // validation split inside each training fold for epoch selection, and the
@@ -196,6 +202,20 @@ func (tr *graphTrainer) epoch(epoch int) (float64, float64, error) {
 	return sum / float64(n), float64(correct) / float64(n), nil
 }
 
+// evalEnd returns the end of the evaluation batch of set that starts at
+// lo: up to evalBatch graphs and evalNodes nodes, at least one graph.
+func (tr *graphTrainer) evalEnd(set []int32, lo int) int {
+	hi, nodes := lo+1, tr.ds.Graphs[set[lo]].Graph.N
+	for hi < len(set) && hi-lo < tr.evalBatch {
+		nodes += tr.ds.Graphs[set[hi]].Graph.N
+		if nodes > evalNodes {
+			break
+		}
+		hi++
+	}
+	return hi
+}
+
 // evaluate returns the accuracy and mean loss of the model on set in
 // evaluation mode.
 func (tr *graphTrainer) evaluate(set []int32) (acc, loss float64, err error) {
@@ -203,8 +223,8 @@ func (tr *graphTrainer) evaluate(set []int32) (acc, loss float64, err error) {
 		return 0, 0, nil
 	}
 	correct := 0.0
-	for lo := 0; lo < len(set); lo += tr.evalBatch {
-		hi := min(lo+tr.evalBatch, len(set))
+	for lo, hi := 0, 0; lo < len(set); lo = hi {
+		hi = tr.evalEnd(set, lo)
 		if err := tr.batch.Build(tr.ds, set[lo:hi]); err != nil {
 			return 0, 0, err
 		}
