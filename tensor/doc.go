@@ -1,10 +1,17 @@
 // Package tensor holds the numeric storage of prcaps and the kernels that run
 // on it: row-major dense matrices, CSR sparse matrices, and parallel kernels
 // (gemm, SpMM, gather/scatter of rows, segment reductions over CSR-by-target
-// graphs).
+// graphs), plus the vector kernels of capsule routing's per-link work
+// (Aggregate, GatherDot, TanhAddDotBlocks/TanhAddDotBack, Sigmoid64).
 //
-// Every type and kernel is generic over the element type (float32 for
-// training, float64 for gradient checks and reference computations). Kernels
+// On amd64 with AVX2 and FMA the float32 row kernels (and Sigmoid64) run in
+// assembly; elsewhere, or with the purego build tag, portable Go loops do the
+// same work, and the tests compare the two.
+//
+// The types and most kernels are generic over the element type (float32 for
+// training, float64 for gradient checks and reference computations); the
+// tanh kernels are float32 and Sigmoid64 float64, the types their callers
+// keep. Kernels
 // never allocate their outputs implicitly when an output argument is given:
 // callers own workspaces, so that a training step allocates nothing once warm.
 package tensor
