@@ -148,8 +148,8 @@ func perspectiveBetas(cfg RoutingConfig, k int) []float64 {
 // gradient-checked ops: the manifold package's maps, autodiff's dense ops,
 // and the per-link kernels of routing_ops.go and routing_gate.go (linkCos,
 // linkAlign, linkInner, linkSum, linkGate), which never form E×K×d
-// temporaries except the E×K×d_align tanh values that the alignment term
-// needs.
+// temporaries (in float32 not even the alignment term's E×K×d_align tanh
+// values, which its backward pass recomputes).
 type Routing[T autodiff.Float] struct {
 	Cfg    RoutingConfig
 	K      int
