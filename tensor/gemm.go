@@ -53,6 +53,16 @@ func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
 	tn := nb * gemmBlock
 	tm := (gemmTileBlock / nb) * gemmBlock
 	mt, nt := (m+tm-1)/tm, (n+tn-1)/tn
+	if transA && !transB && m <= n && gemmRowsFitTA(dst, a, b, alpha, beta) {
+		// aᵀ·b with a narrower than b (the weight gradient of a narrow
+		// input, a_Tᵀ·∂X in routing's prediction): transpose the small a
+		// and compute dst by rows, whose outputs are b's wide rows.
+		at := getScratch[T](m, ka)
+		transposeInto(at, a)
+		gemmByRows(dst, at, b, false, beta)
+		putScratch(at)
+		return
+	}
 	if transA && !transB && gemmRowsFitT(dst, a, b, alpha) {
 		// aᵀ·b (the weight gradient of a Linear layer): compute the
 		// transposed product bᵀ·a by rows, whose outputs are a's narrow
@@ -144,6 +154,17 @@ func gemmRowsFitT[T Float](dst, a, b *Dense[T], alpha T) bool {
 		return false
 	}
 	return a.Rows <= gemmRowsMaxK && a.Cols <= gemmRowsMaxN && b.Rows*b.Cols <= gemmTransposeMaxElems*16
+}
+
+// gemmRowsFitTA reports whether dst = aᵀ·b + β·dst can run as the row
+// kernel on a's transpose: float32 on AVX2, α = 1, β ∈ {0, 1}, the inner
+// dimension (a's rows) within the row kernel's index vector and dst narrow
+// enough for it.
+func gemmRowsFitTA[T Float](dst, a, b *Dense[T], alpha, beta T) bool {
+	if _, ok := any(dst.Data).([]float32); !ok || !haveAVX2FMA || alpha != 1 || (beta != 0 && beta != 1) {
+		return false
+	}
+	return a.Rows <= gemmRowsMaxK && dst.Cols <= gemmRowsMaxN && a.Rows*a.Cols <= gemmTransposeMaxElems*16
 }
 
 // gemmByRows runs a Gemm that gemmRowsFit accepted, transposing a small

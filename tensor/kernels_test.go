@@ -78,7 +78,8 @@ func closeSlices[T Float](t *testing.T, name string, got, want []T) {
 // the large ones exceed the parallel grain so that several goroutines run.
 var shapes = [][3]int{{0, 3, 4}, {1, 1, 1}, {3, 0, 2}, {5, 7, 3}, {17, 9, 65}, {130, 70, 200}, {400, 33, 64},
 	{100, 64, 18}, {64, 300, 10}, // these two take Gemm's transposing paths
-	{300, 64, 7}, {300, 7, 64}, {40, 1100, 5}} // AVX2 row kernel (float32, α = 1, β ∈ {0, 1}) and beyond its K
+	{300, 64, 7}, {300, 7, 64}, {40, 1100, 5}, // AVX2 row kernel (float32, α = 1, β ∈ {0, 1}) and beyond its K
+	{9, 500, 72}, {18, 300, 64}} // transposed a narrower than b: a's transpose by rows
 
 func TestGemm(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
