@@ -114,8 +114,8 @@ func ClassLinksInto(dst *Links, seg []int32, classes int) *Links {
 	G := len(seg) - 1
 	N := int(seg[G])
 	dst.Parents, dst.Children = G*classes, classes*N
-	dst.Ptr = growI32(dst.Ptr, G*classes+1)
-	dst.Child = growI32(dst.Child, classes*N)
+	dst.Ptr = grow(dst.Ptr, G*classes+1)
+	dst.Child = grow(dst.Child, classes*N)
 	dst.Ptr[0] = 0
 	e := 0
 	for g := 0; g < G; g++ {

@@ -65,9 +65,11 @@ func NodeLinksInto(dst *Links, n int, ptr, src []int32) *Links {
 	return l
 }
 
-func growI32(b []int32, n int) []int32 {
+// grow returns b with length n, reallocated only when too short (contents
+// undefined): the per-batch buffers of links and ops reuse their storage.
+func grow[E any](b []E, n int) []E {
 	if cap(b) < n {
-		return make([]int32, n)
+		return make([]E, n)
 	}
 	return b[:n]
 }

@@ -75,9 +75,9 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks
 	}
 	p.in, p.out, p.n, p.k = in, out, n, K
-	p.sig = growF64(p.sig, n*K)
+	p.sig = grow(p.sig, n*K)
 	if in.alphaR != nil {
-		p.lc = growF64(p.lc, n)
+		p.lc = grow(p.lc, n)
 	}
 	tensor.ParallelFor(n, 16*K+2*K*K, p.fwd)
 	return out
@@ -257,7 +257,7 @@ func (p *gateOp[T]) Backward(out *autodiff.Var[T]) {
 	in, K := &p.in, p.k
 	np := K + 3 + K*K
 	nb := (p.n + gateBlock - 1) / gateBlock
-	p.part = growF64(p.part, nb*np)
+	p.part = grow(p.part, nb*np)
 	tensor.ParallelFor(nb, gateBlock*(24*K+4*K*K), p.bwd)
 	sum := func(off int) float64 {
 		s := 0.0

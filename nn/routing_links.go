@@ -61,19 +61,19 @@ func (x *linkIndex) pairsFor(K int) *pairIndex {
 	}
 	l, pi := x.links, &x.pairs
 	E := l.NumLinks()
-	pi.ptr = growI32(pi.ptr, l.Parents+1)
+	pi.ptr = grow(pi.ptr, l.Parents+1)
 	for j, v := range l.Ptr[:l.Parents+1] {
 		pi.ptr[j] = v * int32(K)
 	}
-	pi.child = growI32(pi.child, E*K)
+	pi.child = grow(pi.child, E*K)
 	for e, c := range l.Child {
 		for k := 0; k < K; k++ {
 			pi.child[e*K+k] = c*int32(K) + int32(k)
 		}
 	}
-	pi.cPtr = growI32(pi.cPtr, l.Children*K+1)
-	pi.cSrc = growI32(pi.cSrc, E*K)
-	pi.cPair = growI32(pi.cPair, E*K)
+	pi.cPtr = grow(pi.cPtr, l.Children*K+1)
+	pi.cSrc = grow(pi.cSrc, E*K)
+	pi.cPair = grow(pi.cPair, E*K)
 	pi.cPtr[0] = 0
 	q := int32(0)
 	for i := 0; i < l.Children; i++ {
@@ -106,8 +106,8 @@ func identityInto(x *linkIndex, n int) *linkIndex {
 		l = &Links{}
 	}
 	l.Parents, l.Children = n, n
-	l.Ptr = growI32(l.Ptr, n+1)
-	l.Child = growI32(l.Child, n)
+	l.Ptr = grow(l.Ptr, n+1)
+	l.Child = grow(l.Child, n)
 	l.Ptr[0] = 0
 	for i := 0; i < n; i++ {
 		l.Ptr[i+1] = int32(i + 1)
@@ -140,11 +140,11 @@ func (x *linkIndex) build(l *Links) error {
 	x.pairMu.Lock()
 	x.pairK = 0
 	x.pairMu.Unlock()
-	x.parent = growI32(x.parent, E)
-	x.childPtr = growI32(x.childPtr, l.Children+1)
+	x.parent = grow(x.parent, E)
+	x.childPtr = grow(x.childPtr, l.Children+1)
 	clear(x.childPtr)
-	x.childLink = growI32(x.childLink, E)
-	x.inv = growI32(x.inv, E)
+	x.childLink = grow(x.childLink, E)
+	x.inv = grow(x.inv, E)
 	for j := 0; j < l.Parents; j++ {
 		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
 			x.parent[e] = int32(j)
@@ -156,7 +156,7 @@ func (x *linkIndex) build(l *Links) error {
 	for i := 0; i < l.Children; i++ {
 		x.childPtr[i+1] += x.childPtr[i]
 	}
-	x.fill = growI32(x.fill, l.Children)
+	x.fill = grow(x.fill, l.Children)
 	fill := x.fill
 	copy(fill, x.childPtr[:l.Children])
 	for e, c := range l.Child {
@@ -165,7 +165,7 @@ func (x *linkIndex) build(l *Links) error {
 		x.childLink[p] = int32(e)
 		x.inv[e] = p
 	}
-	x.childParent = growI32(x.childParent, E)
+	x.childParent = grow(x.childParent, E)
 	for q, e := range x.childLink[:E] {
 		x.childParent[q] = x.parent[e]
 	}

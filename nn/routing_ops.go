@@ -59,20 +59,13 @@ func linkCos[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, a, z *autodif
 		p.fwdC, p.fwdP, p.bwdP, p.bwdC = p.forwardChildren, p.forwardParents, p.backwardParents, p.backwardChildren
 	}
 	p.a, p.z, p.out, p.ix = a, z, out, ix
-	p.na = growF64(p.na, l.Children)
-	p.nz = growF64(p.nz, l.Parents)
-	p.kap = growF64(p.kap, E)
-	p.dot = growT(p.dot, E)
+	p.na = grow(p.na, l.Children)
+	p.nz = grow(p.nz, l.Parents)
+	p.kap = grow(p.kap, E)
+	p.dot = grow(p.dot, E)
 	tensor.ParallelFor(l.Children, 2*d, p.fwdC)
 	tensor.ParallelFor(l.Parents, linkCost(ix, 2*d), p.fwdP)
 	return out
-}
-
-func growF64(b []float64, n int) []float64 {
-	if cap(b) < n {
-		return make([]float64, n)
-	}
-	return b[:n]
 }
 
 func rowSq[T autodiff.Float](x []T) float64 {
@@ -157,23 +150,15 @@ func (p *linkCosOp[T]) Backward(out *autodiff.Var[T]) {
 	ix := p.ix
 	E := ix.links.NumLinks()
 	if p.z.RequiresGrad() {
-		p.wp = growT(p.wp, E)
+		p.wp = grow(p.wp, E)
 		tensor.ParallelFor(ix.links.Parents, linkCost(ix, 8), p.bwdP)
 		tensor.Aggregate(&p.z.Grad, ix.links.Ptr, ix.links.Child, p.wp, &p.a.Value, true)
 	}
 	if p.a.RequiresGrad() {
-		p.wc = growT(p.wc, E)
+		p.wc = grow(p.wc, E)
 		tensor.ParallelFor(ix.links.Children, linkCost(ix, 8), p.bwdC)
 		tensor.Aggregate(&p.a.Grad, ix.childPtr, ix.childParent, p.wc, &p.z.Value, true)
 	}
-}
-
-// growT returns b with length n, reallocated only when too short.
-func growT[T autodiff.Float](b []T, n int) []T {
-	if cap(b) < n {
-		return make([]T, n)
-	}
-	return b[:n]
 }
 
 // ---------------------------------------------------------------- linkInner
@@ -209,7 +194,7 @@ func linkInner[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, x, z *autod
 	p.x, p.z, p.out, p.ix, p.k, p.d, p.neg = x, z, out, ix, k, d, neg
 	p.pairs = ix.pairsFor(k)
 	p.xv = pairRows(x.Value.Data, l.Children*k, d)
-	growDense(&p.zs, l.Parents, d)
+	p.zs.Reshape(l.Parents, d)
 	copy(p.zs.Data, z.Value.Data)
 	signRows(p.zs.Data, d, neg)
 	tensor.ParallelFor(l.Parents, linkCost(ix, 2*k*d), p.fwd)
@@ -232,7 +217,7 @@ func (p *linkInnerOp[T]) Backward(out *autodiff.Var[T]) {
 	l := p.ix.links
 	K, d := p.k, p.d
 	if p.z.RequiresGrad() {
-		growDense(&p.tmp, l.Parents, d)
+		p.tmp.Reshape(l.Parents, d)
 		tensor.Aggregate(&p.tmp, p.pairs.ptr, p.pairs.child, p.out.Grad.Data, &p.xv, false)
 		signRows(p.tmp.Data, d, p.neg)
 		tensor.VecAdd(p.z.Grad.Data, p.z.Grad.Data, p.tmp.Data)
@@ -242,14 +227,6 @@ func (p *linkInnerOp[T]) Backward(out *autodiff.Var[T]) {
 		p.gxv = pairRows(p.x.Grad.Data, l.Children*K, d)
 		tensor.Aggregate(&p.gxv, p.pairs.cPtr, p.pairs.cSrc, p.gc, &p.zs, true)
 	}
-}
-
-// growDense makes m an r×c matrix, reusing its storage (contents undefined).
-func growDense[T autodiff.Float](m *tensor.Dense[T], r, c int) {
-	if cap(m.Data) < r*c {
-		m.Data = make([]T, r*c)
-	}
-	m.Rows, m.Cols, m.Data = r, c, m.Data[:r*c]
 }
 
 // signRows negates the first neg columns of every d-wide row of x: s⊙x
@@ -305,7 +282,7 @@ func pairRows[T autodiff.Float](x []T, rows, d int) tensor.Dense[T] {
 // gatherPairs sets dst[q] = w[pair[q]]: an E×K per-pair matrix in the
 // child-row order of pairIndex.
 func gatherPairs[T autodiff.Float](dst, w []T, pair []int32) []T {
-	dst = growT(dst, len(pair))
+	dst = grow(dst, len(pair))
 	for q, e := range pair {
 		dst[q] = w[e]
 	}
@@ -579,7 +556,7 @@ func (p *linkAlignOp[T]) Backward(out *autodiff.Var[T]) {
 	}
 	p.delta = p.delta[:E*km]
 	nb := (l.Parents + alignBlock - 1) / alignBlock
-	p.part = growF64(p.part, nb*km)
+	p.part = grow(p.part, nb*km)
 	tensor.ParallelFor(nb, alignBlock*linkCost(p.ix, 4*km), p.bwdP)
 	if p.w.RequiresGrad() {
 		p.addPartsToW(nb)
@@ -611,7 +588,7 @@ func (p *linkAlignOp[T]) backward32() {
 	gradP2, gradW := p.p2 != nil && p.p2.RequiresGrad(), p.w.RequiresGrad()
 	nb := (l.Parents + alignBlock - 1) / alignBlock
 	if gradP2 || gradW {
-		p.part = growF64(p.part, nb*km)
+		p.part = grow(p.part, nb*km)
 		tensor.ParallelFor(nb, alignBlock*linkCost(p.ix, 24*km), p.bwdP)
 	}
 	if gradW {

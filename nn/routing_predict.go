@@ -88,14 +88,14 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 	}
 	p.x, p.wrap = p.x[:0], p.wrap[:0]
 	if req {
-		p.wrap = growF64(p.wrap, G*n*K*3)
+		p.wrap = grow(p.wrap, G*n*K*3)
 	}
 	if p.f32 {
 		p.forwardGemm()
 		return out
 	}
 	if req {
-		p.x = growF64(p.x, G*n*K*tt)
+		p.x = grow(p.x, G*n*K*tt)
 	}
 	tensor.ParallelFor(n, G*K*(tt*tt+s*s+4*d), p.fwd)
 	return out
@@ -275,7 +275,7 @@ func (p *predictOp[T]) Backward(out *autodiff.Var[T]) {
 	Q, K := len(p.wsph), len(p.beta)
 	per := tt*tt + s*s + d + 1
 	nb := (p.a.Value.Rows + predictBlock - 1) / predictBlock
-	p.part = growF64(p.part, nb*Q*per)
+	p.part = grow(p.part, nb*Q*per)
 	tensor.ParallelFor(nb, predictBlock*Q*4*(tt*tt+s*s+d), p.bwd)
 	add := func(v *autodiff.Var[T], off int) {
 		if !v.RequiresGrad() {

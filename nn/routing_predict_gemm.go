@@ -27,7 +27,7 @@ type predictGemm[T autodiff.Float] struct {
 
 // splitCols copies the columns [lo, hi) of a into dst.
 func splitCols[T autodiff.Float](dst *tensor.Dense[T], a *tensor.Dense[T], lo, hi int) {
-	growDense(dst, a.Rows, hi-lo)
+	dst.Reshape(a.Rows, hi-lo)
 	w := hi - lo
 	for i := 0; i < a.Rows; i++ {
 		copy(dst.Data[i*w:(i+1)*w], a.Data[i*a.Cols+lo:i*a.Cols+hi])
@@ -37,7 +37,7 @@ func splitCols[T autodiff.Float](dst *tensor.Dense[T], a *tensor.Dense[T], lo, h
 // sideBySide sets dst to [w_0 | … | w_{Q−1}] for Q n×n matrices.
 func sideBySide[T autodiff.Float](dst *tensor.Dense[T], ws []*autodiff.Var[T], n int) {
 	K := len(ws)
-	growDense(dst, n, K*n)
+	dst.Reshape(n, K*n)
 	for k, w := range ws {
 		for m := 0; m < n; m++ {
 			copy(dst.Data[m*K*n+k*n:m*K*n+(k+1)*n], w.Value.Data[m*n:(m+1)*n])
@@ -52,12 +52,12 @@ func (p *predictOp[T]) forwardGemm() {
 	Q, n := len(p.wsph), p.a.Value.Rows
 	splitCols(&g.aT, &p.a.Value, 0, tt)
 	sideBySide(&g.wT, p.wsph, tt)
-	growDense(&g.xT, n, Q*tt)
+	g.xT.Reshape(n, Q*tt)
 	tensor.Gemm(&g.xT, &g.aT, &g.wT, false, false, 1, 0)
 	if s > 0 {
 		splitCols(&g.aS, &p.a.Value, tt, tt+s)
 		sideBySide(&g.wS, p.weuc, s)
-		growDense(&g.xS, n, Q*s)
+		g.xS.Reshape(n, Q*s)
 		tensor.Gemm(&g.xS, &g.aS, &g.wS, false, false, 1, 0)
 	}
 	tensor.ParallelFor(n, Q*4*(s+tt), p.fwdWrap)
@@ -100,11 +100,11 @@ func (p *predictOp[T]) backwardGemm() {
 	g := &p.gemm
 	s, tt := p.s, p.t
 	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
-	growDense(&g.gT, n, Q*tt)
-	growDense(&g.gS, n, Q*s)
+	g.gT.Reshape(n, Q*tt)
+	g.gS.Reshape(n, Q*s)
 	per := d + 1
 	nb := (n + predictBlock - 1) / predictBlock
-	p.part = growF64(p.part, nb*Q*per)
+	p.part = grow(p.part, nb*Q*per)
 	tensor.ParallelFor(nb, predictBlock*Q*4*d, p.bwdWrap)
 	for q := 0; q < Q; q++ {
 		if p.bias[q].RequiresGrad() {
@@ -131,14 +131,14 @@ func (p *predictOp[T]) backwardGemm() {
 	}
 	weightGrad(&g.dwT, &g.aT, &g.gT, p.wsph, tt)
 	if p.a.RequiresGrad() {
-		growDense(&g.daT, n, tt)
+		g.daT.Reshape(n, tt)
 		tensor.Gemm(&g.daT, &g.gT, &g.wT, false, true, 1, 0)
 		addCols(&p.a.Grad, &g.daT, 0)
 	}
 	if s > 0 {
 		weightGrad(&g.dwS, &g.aS, &g.gS, p.weuc, s)
 		if p.a.RequiresGrad() {
-			growDense(&g.daS, n, s)
+			g.daS.Reshape(n, s)
 			tensor.Gemm(&g.daS, &g.gS, &g.wS, false, true, 1, 0)
 			addCols(&p.a.Grad, &g.daS, tt)
 		}
@@ -155,7 +155,7 @@ func weightGrad[T autodiff.Float](dw, a, gx *tensor.Dense[T], ws []*autodiff.Var
 		return
 	}
 	K := len(ws)
-	growDense(dw, n, K*n)
+	dw.Reshape(n, K*n)
 	tensor.Gemm(dw, a, gx, true, false, 1, 0)
 	for k, w := range ws {
 		if !w.RequiresGrad() {

@@ -29,12 +29,6 @@ func sumRows32(dst *float32, h *float32, stride int, idx *int32, n int, acc bool
 //go:noescape
 func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)
 
-// tanhAddDotAVX sets tau[i] = tanh(x[i]+y[i]) for i < n (n a multiple of 8,
-// float32 rational approximation, |error| ≤ 1e-6) and returns Σ w[i]·tau[i].
-//
-//go:noescape
-func tanhAddDotAVX(tau, x, y, w *float32, n int) float32
-
 // axpyRowsTail is axpyRows8 restricted to the columns whose mask lane is
 // −1 (the first 1-7, see tailMasks); w may be nil for unit weights. Masked
 // lanes of h and dst are neither read nor written.
@@ -56,8 +50,9 @@ func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc
 //go:noescape
 func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)
 
-// tanhAddDotBlocksAVX is tanhAddDotAVX over k consecutive blocks of m
-// elements (m a multiple of 8), out[b] being block b's sum; y may be nil.
+// tanhAddDotBlocksAVX sets tau = tanh(x+y) (float32 rational approximation,
+// |error| ≤ 1e-6) over k consecutive blocks of m elements (m a multiple of
+// 8) and out[b] = Σ w·tau over block b; y and tau may be nil.
 //
 //go:noescape
 func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)

@@ -22,10 +22,6 @@ func sumRows8(dst *float32, h *float32, stride int, idx *int32, n int, acc bool)
 	panic("tensor: sumRows8 without AVX2")
 }
 
-func tanhAddDotAVX(tau, x, y, w *float32, n int) float32 {
-	panic("tensor: tanhAddDotAVX without AVX2")
-}
-
 func axpyRowsTail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32) {
 	panic("tensor: axpyRowsTail without AVX2")
 }

@@ -31,11 +31,9 @@ func TanhAddDot(tau, x, y, w []float32) float32 {
 		y = y[:n]
 	}
 	if haveAVX2FMA && n > 0 && n%8 == 0 {
-		var yp *float32
-		if y != nil {
-			yp = &y[0]
-		}
-		return tanhAddDotAVX(&tau[0], &x[0], yp, &w[0], n)
+		var out float32
+		tanhAddDotBlocksAVX(&out, &tau[0], &x[0], first(y), &w[0], 1, n)
+		return out
 	}
 	s := 0.0
 	for i, v := range x {
@@ -61,15 +59,7 @@ func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 	}
 	m := n / K
 	if haveAVX2FMA && m > 0 && m%8 == 0 {
-		var yp *float32
-		if y != nil {
-			yp = &y[0]
-		}
-		var tp *float32
-		if tau != nil {
-			tp = &tau[0]
-		}
-		tanhAddDotBlocksAVX(&out[0], tp, &x[0], yp, &w[0], K, m)
+		tanhAddDotBlocksAVX(&out[0], first(tau), &x[0], first(y), &w[0], K, m)
 		return
 	}
 	var buf [64]float32
@@ -109,20 +99,8 @@ func TanhAddDotBack(dst []float32, dw []float64, x, y, w, up []float32) {
 	if n == 0 {
 		return
 	}
-	var yp *float32
-	if y != nil {
-		yp = &y[0]
-	}
 	if haveAVX2FMA && m%8 == 0 {
-		var dwp *float64
-		if dw != nil {
-			dwp = &dw[0]
-		}
-		var dp *float32
-		if dst != nil {
-			dp = &dst[0]
-		}
-		tanhAddDotBackAVX(dp, dwp, &x[0], yp, &w[0], &up[0], K, m)
+		tanhAddDotBackAVX(first(dst), first(dw), &x[0], first(y), &w[0], &up[0], K, m)
 		return
 	}
 	for b, g := range up {
@@ -141,4 +119,13 @@ func TanhAddDotBack(dst []float32, dw []float64, x, y, w, up []float32) {
 			}
 		}
 	}
+}
+
+// first returns &s[0], or nil for an empty (or nil) s: the optional
+// operands of the assembly kernels.
+func first[E any](s []E) *E {
+	if len(s) == 0 {
+		return nil
+	}
+	return &s[0]
 }

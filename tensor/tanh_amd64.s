@@ -2,6 +2,9 @@
 
 #include "textflag.h"
 
+// tanhc: the numerator's coefficients of Tanh32's rational approximation
+// (broadcast once per call); tanhv: 1, 9, −9, −1 and the denominator's
+// coefficients, eight lanes each (read as vector operands in the loops).
 DATA tanhc<>+0(SB)/4, $-9.0337703313182651e-14
 DATA tanhc<>+4(SB)/4, $5.4918560994336823e-11
 DATA tanhc<>+8(SB)/4, $-2.0672956488592177e-08
@@ -9,77 +12,7 @@ DATA tanhc<>+12(SB)/4, $1.1265443242805658e-05
 DATA tanhc<>+16(SB)/4, $0.0031146322246567051
 DATA tanhc<>+20(SB)/4, $0.1309358545327545
 DATA tanhc<>+24(SB)/4, $0.99999999740558165
-DATA tanhc<>+28(SB)/4, $0.00025616602078102111
-DATA tanhc<>+32(SB)/4, $0.024537747580041666
-DATA tanhc<>+36(SB)/4, $0.46426915103309296
-DATA tanhc<>+40(SB)/4, $1.0
-DATA tanhc<>+44(SB)/4, $9.0
-DATA tanhc<>+48(SB)/4, $-9.0
-GLOBL tanhc<>(SB), RODATA|NOPTR, $52
-
-// func tanhAddDotAVX(tau, x, y, w *float32, n int) float32
-//
-// For i < n (n a multiple of 8): τ_i = tanh(x_i + y_i) (y may be nil: y = 0),
-// stored in tau; returns Σ w_i·τ_i (summed in float32 lanes, then across
-// lanes). The rational approximation x·P(x²)/Q(x²) of Tanh32, in float32.
-TEXT ·tanhAddDotAVX(SB), NOSPLIT, $0-44
-	MOVQ tau+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ y+16(FP), DX
-	MOVQ w+24(FP), R8
-	MOVQ n+32(FP), CX
-	VXORPS Y15, Y15, Y15 // Σ w·τ
-	VBROADCASTSS tanhc<>+44(SB), Y13
-	VBROADCASTSS tanhc<>+48(SB), Y14
-	SHRQ $3, CX
-	JZ tdone
-tloop:
-	VMOVUPS (SI), Y0
-	TESTQ DX, DX // y == nil: tanh(x)
-	JZ tnoy
-	VADDPS (DX), Y0, Y0
-	ADDQ $32, DX
-tnoy:
-	VMINPS Y13, Y0, Y0
-	VMAXPS Y14, Y0, Y0
-	VMULPS Y0, Y0, Y1 // x²
-	VBROADCASTSS tanhc<>+0(SB), Y2
-	VBROADCASTSS tanhc<>+4(SB), Y3
-	VFMADD213PS Y3, Y1, Y2 // Y2 = Y2·x² + c1
-	VBROADCASTSS tanhc<>+8(SB), Y3
-	VFMADD213PS Y3, Y1, Y2
-	VBROADCASTSS tanhc<>+12(SB), Y3
-	VFMADD213PS Y3, Y1, Y2
-	VBROADCASTSS tanhc<>+16(SB), Y3
-	VFMADD213PS Y3, Y1, Y2
-	VBROADCASTSS tanhc<>+20(SB), Y3
-	VFMADD213PS Y3, Y1, Y2
-	VBROADCASTSS tanhc<>+24(SB), Y3
-	VFMADD213PS Y3, Y1, Y2 // P
-	VBROADCASTSS tanhc<>+28(SB), Y4
-	VBROADCASTSS tanhc<>+32(SB), Y3
-	VFMADD213PS Y3, Y1, Y4
-	VBROADCASTSS tanhc<>+36(SB), Y3
-	VFMADD213PS Y3, Y1, Y4
-	VBROADCASTSS tanhc<>+40(SB), Y3
-	VFMADD213PS Y3, Y1, Y4 // Q
-	VMULPS Y2, Y0, Y0
-	VDIVPS Y4, Y0, Y0 // τ
-	VMOVUPS Y0, (DI)
-	VFMADD231PS (R8), Y0, Y15
-	ADDQ $32, SI
-	ADDQ $32, DI
-	ADDQ $32, R8
-	DECQ CX
-	JNZ tloop
-tdone:
-	VEXTRACTF128 $1, Y15, X1
-	VADDPS X1, X15, X15
-	VHADDPS X15, X15, X15
-	VHADDPS X15, X15, X15
-	VMOVSS X15, ret+40(FP)
-	VZEROUPPER
-	RET
+GLOBL tanhc<>(SB), RODATA|NOPTR, $28
 
 DATA tanhv<>+0(SB)/4, $1.0
 DATA tanhv<>+4(SB)/4, $1.0
@@ -139,14 +72,45 @@ DATA tanhv<>+216(SB)/4, $0.46426915103309296
 DATA tanhv<>+220(SB)/4, $0.46426915103309296
 GLOBL tanhv<>(SB), RODATA|NOPTR, $224
 
+// TANH_Y0 replaces x in Y0 by τ = tanh(x), the rational approximation
+// x·P(x²)/Q(x²) of Tanh32 in float32 after clamping x to [−9, 9]. The
+// numerator's coefficients must be in Y9-Y15 (LOAD_TANH_P); the
+// denominator's, 1 and ±9 are read from tanhv. Scratch: Y1-Y3. One macro
+// for the forward and the backward kernel, so that the backward pass
+// recomputes the forward pass's τ bit for bit.
+#define LOAD_TANH_P \
+	VBROADCASTSS tanhc<>+0(SB), Y9; \
+	VBROADCASTSS tanhc<>+4(SB), Y10; \
+	VBROADCASTSS tanhc<>+8(SB), Y11; \
+	VBROADCASTSS tanhc<>+12(SB), Y12; \
+	VBROADCASTSS tanhc<>+16(SB), Y13; \
+	VBROADCASTSS tanhc<>+20(SB), Y14; \
+	VBROADCASTSS tanhc<>+24(SB), Y15
+
+#define TANH_Y0 \
+	VMINPS tanhv<>+32(SB), Y0, Y0; \
+	VMAXPS tanhv<>+64(SB), Y0, Y0; \
+	VMULPS Y0, Y0, Y1; \
+	VMOVAPS Y9, Y2; \
+	VFMADD213PS Y10, Y1, Y2; \
+	VFMADD213PS Y11, Y1, Y2; \
+	VFMADD213PS Y12, Y1, Y2; \
+	VFMADD213PS Y13, Y1, Y2; \
+	VFMADD213PS Y14, Y1, Y2; \
+	VFMADD213PS Y15, Y1, Y2; \
+	VMOVUPS tanhv<>+128(SB), Y3; \
+	VFMADD213PS tanhv<>+160(SB), Y1, Y3; \
+	VFMADD213PS tanhv<>+192(SB), Y1, Y3; \
+	VFMADD213PS tanhv<>+0(SB), Y1, Y3; \
+	VMULPS Y2, Y0, Y0; \
+	VDIVPS Y3, Y0, Y0
+
 // func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
 //
-// tanhAddDotAVX over k consecutive blocks of m elements (m a multiple of
-// 8) in one call: out[b] = Σ w·τ over block b; τ is stored unless tau is
-// nil. The ten coefficients stay in
-// Y6-Y15 for the whole call and 1, 9 and −9 are read as vectors, so the
-// loop broadcasts nothing; the arithmetic is tanhAddDotAVX's, in the same
-// order, so the results are the same bit for bit.
+// For each of k consecutive blocks of m elements (m a multiple of 8):
+// τ = tanh(x + y) (y nil: y = 0), stored in tau unless tau is nil, and
+// out[b] = Σ w·τ over the block (summed in float32 lanes, then across
+// lanes).
 TEXT ·tanhAddDotBlocksAVX(SB), NOSPLIT, $0-56
 	MOVQ out+0(FP), R12
 	MOVQ tau+8(FP), DI
@@ -156,16 +120,7 @@ TEXT ·tanhAddDotBlocksAVX(SB), NOSPLIT, $0-56
 	MOVQ k+40(FP), R10
 	MOVQ m+48(FP), R11
 	SHRQ $3, R11
-	VBROADCASTSS tanhc<>+0(SB), Y6
-	VBROADCASTSS tanhc<>+4(SB), Y7
-	VBROADCASTSS tanhc<>+8(SB), Y8
-	VBROADCASTSS tanhc<>+12(SB), Y9
-	VBROADCASTSS tanhc<>+16(SB), Y10
-	VBROADCASTSS tanhc<>+20(SB), Y11
-	VBROADCASTSS tanhc<>+24(SB), Y12
-	VBROADCASTSS tanhc<>+28(SB), Y13
-	VBROADCASTSS tanhc<>+32(SB), Y14
-	VBROADCASTSS tanhc<>+36(SB), Y15
+	LOAD_TANH_P
 	XORQ BX, BX // byte offset into tau, x, y and w
 	TESTQ R10, R10
 	JZ bdone
@@ -178,22 +133,7 @@ bloop:
 	JZ bnoy
 	VADDPS (DX)(BX*1), Y0, Y0
 bnoy:
-	VMINPS tanhv<>+32(SB), Y0, Y0
-	VMAXPS tanhv<>+64(SB), Y0, Y0
-	VMULPS Y0, Y0, Y1 // x²
-	VMOVAPS Y6, Y2
-	VFMADD213PS Y7, Y1, Y2
-	VFMADD213PS Y8, Y1, Y2
-	VFMADD213PS Y9, Y1, Y2
-	VFMADD213PS Y10, Y1, Y2
-	VFMADD213PS Y11, Y1, Y2
-	VFMADD213PS Y12, Y1, Y2 // P
-	VMOVAPS Y13, Y3
-	VFMADD213PS Y14, Y1, Y3
-	VFMADD213PS Y15, Y1, Y3
-	VFMADD213PS tanhv<>+0(SB), Y1, Y3 // Q
-	VMULPS Y2, Y0, Y0
-	VDIVPS Y3, Y0, Y0 // τ
+	TANH_Y0
 	TESTQ DI, DI
 	JZ bnotau
 	VMOVUPS Y0, (DI)(BX*1)
@@ -218,12 +158,10 @@ bdone:
 //
 // The backward pass of tanhAddDotBlocksAVX without its stored τ: for each
 // of k blocks of m elements (m a multiple of 8) with upstream gradient
-// up[b], τ = tanh(x+y) is recomputed with the forward kernel's arithmetic
-// (the same bits), then dst += δ = up[b]·w·(1−τ²) (unless dst is nil) and,
-// unless dw is nil,
-// dw += up[b]·τ in float64. δ is formed as (τ²−1)·w·(−up[b]), which rounds
-// exactly like (1−τ²)·w·up[b]. Registers: Y9-Y15 hold the numerator's
-// coefficients; the denominator's, 1, ±9 and −1 are read as vectors.
+// up[b], τ = tanh(x+y) is recomputed with the forward kernel's TANH_Y0
+// (the same bits), then dst += δ = up[b]·w·(1−τ²) (unless dst is nil) and
+// dw += up[b]·τ in float64 (unless dw is nil). δ is formed as
+// (τ²−1)·w·(−up[b]), which rounds exactly like (1−τ²)·w·up[b].
 TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-64
 	MOVQ dst+0(FP), DI
 	MOVQ dw+8(FP), R9
@@ -234,13 +172,7 @@ TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-64
 	MOVQ k+48(FP), CX
 	MOVQ m+56(FP), R11
 	SHRQ $3, R11
-	VBROADCASTSS tanhc<>+0(SB), Y9
-	VBROADCASTSS tanhc<>+4(SB), Y10
-	VBROADCASTSS tanhc<>+8(SB), Y11
-	VBROADCASTSS tanhc<>+12(SB), Y12
-	VBROADCASTSS tanhc<>+16(SB), Y13
-	VBROADCASTSS tanhc<>+20(SB), Y14
-	VBROADCASTSS tanhc<>+24(SB), Y15
+	LOAD_TANH_P
 	XORQ BX, BX // byte offset into dst, x, y and w
 	TESTQ CX, CX
 	JZ kdone
@@ -256,22 +188,7 @@ kbloop:
 	JZ knoy
 	VADDPS (DX)(BX*1), Y0, Y0
 knoy:
-	VMINPS tanhv<>+32(SB), Y0, Y0
-	VMAXPS tanhv<>+64(SB), Y0, Y0
-	VMULPS Y0, Y0, Y1 // x²
-	VMOVAPS Y9, Y2
-	VFMADD213PS Y10, Y1, Y2
-	VFMADD213PS Y11, Y1, Y2
-	VFMADD213PS Y12, Y1, Y2
-	VFMADD213PS Y13, Y1, Y2
-	VFMADD213PS Y14, Y1, Y2
-	VFMADD213PS Y15, Y1, Y2 // P
-	VMOVUPS tanhv<>+128(SB), Y3
-	VFMADD213PS tanhv<>+160(SB), Y1, Y3
-	VFMADD213PS tanhv<>+192(SB), Y1, Y3
-	VFMADD213PS tanhv<>+0(SB), Y1, Y3 // Q
-	VMULPS Y2, Y0, Y0
-	VDIVPS Y3, Y0, Y0 // τ
+	TANH_Y0
 	VMULPS Y0, Y0, Y6
 	VSUBPS tanhv<>+0(SB), Y6, Y6 // τ² − 1
 	VMULPS (R8)(BX*1), Y6, Y6
