@@ -27,12 +27,59 @@ type gateInputs[T autodiff.Float] struct {
 
 type gateOp[T autodiff.Float] struct {
 	in       gateInputs[T]
+	v        gateView[T]
 	out      *autodiff.Var[T]
 	n, k     int
 	sig      []float64 // n×K: σ(logit)
 	lc       []float64 // n: log(c+1e-9), from the forward pass (with R)
 	part     []float64 // per block: ∂β (K), ∂α_c, ∂α_a, ∂α_r, ∂WC (K²)
 	fwd, bwd func(lo, hi int)
+}
+
+// gateView holds the gate's inputs as flat slices, read once per pass so
+// that the row loops do not chase the Var pointers: a nil slice is an
+// absent term (or, for the gradients, an input that needs none).
+type gateView[T autodiff.Float] struct {
+	kap, a, c, h     []T
+	beta, wc         []float64 // K and K×K, widened once
+	ac, aa, ar       float64
+	gKap, gA, gC, gH []T
+	hasC, hasA, hasR bool
+}
+
+func (v *gateView[T]) load(in *gateInputs[T], K int) {
+	*v = gateView[T]{beta: v.beta[:0], wc: v.wc[:0]}
+	data := func(x *autodiff.Var[T]) []T {
+		if x == nil {
+			return nil
+		}
+		return x.Value.Data
+	}
+	grad := func(x *autodiff.Var[T]) []T {
+		if x == nil || !x.RequiresGrad() {
+			return nil
+		}
+		return x.Grad.Data
+	}
+	if in.alphaC != nil {
+		v.hasC, v.ac = true, scalar(in.alphaC)
+		v.kap, v.gKap = data(in.kappa), grad(in.kappa)
+		for _, b := range in.betaRow.Value.Data[:K] {
+			v.beta = append(v.beta, float64(b))
+		}
+	}
+	if in.alphaA != nil {
+		v.hasA, v.aa = true, scalar(in.alphaA)
+		v.a, v.gA = in.a.Value.Data, grad(in.a)
+	}
+	if in.alphaR != nil {
+		v.hasR, v.ar = true, scalar(in.alphaR)
+		v.c, v.gC = in.c.Value.Data, grad(in.c)
+		v.h, v.gH = in.h.Value.Data, grad(in.h)
+		for _, w := range in.wc.Value.Data[:K*K] {
+			v.wc = append(v.wc, float64(w))
+		}
+	}
 }
 
 // linkGate records the normalised curvature-aware gates
@@ -75,6 +122,7 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks
 	}
 	p.in, p.out, p.n, p.k = in, out, n, K
+	p.v.load(&p.in, K)
 	p.sig = grow(p.sig, n*K)
 	if in.alphaR != nil {
 		p.lc = grow(p.lc, n)
@@ -85,79 +133,77 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 
 func scalar[T autodiff.Float](v *autodiff.Var[T]) float64 { return float64(v.Value.Data[0]) }
 
-// rowTerms returns, for row e, κ̂ (0 without C), log(c+1e-9) (0 without R;
-// computed in the forward pass, read back in the backward one) and writes
-// R's pre-factor (h·WC)_k into rpre (when R is present).
-func (p *gateOp[T]) rowTerms(e int, rpre []float64, forward bool) (kap, lc float64) {
-	in, K := &p.in, p.k
-	if in.alphaC != nil && in.kappa != nil {
-		kap = float64(in.kappa.Value.Data[e])
+// rowTerms returns, for row e, κ̂ (0 without C) and log(c+1e-9) (0 without
+// R; forwardRows fills p.lc before its row loop) and writes R's pre-factor
+// (h·WC)_k into rpre (when R is present).
+func (p *gateOp[T]) rowTerms(e int, rpre []float64) (kap, lc float64) {
+	v, K := &p.v, p.k
+	if v.kap != nil {
+		kap = float64(v.kap[e])
 	}
-	if in.alphaR != nil {
-		if forward {
-			p.lc[e] = math.Log(float64(in.c.Value.Data[e]) + 1e-9)
-		}
-		lc = p.lc[e]
-		h := in.h.Value.Data[e*K : (e+1)*K]
-		wc := in.wc.Value.Data
+	if !v.hasR {
+		return kap, 0
+	}
+	h := v.h[e*K : (e+1)*K]
+	clear(rpre)
+	for k2, hv := range h {
+		hf := float64(hv)
+		w := v.wc[k2*K : (k2+1)*K]
 		for k := range rpre {
-			s := 0.0
-			for k2, hv := range h {
-				s += float64(hv) * float64(wc[k2*K+k])
-			}
-			rpre[k] = s
+			rpre[k] += hf * w[k]
 		}
 	}
-	return kap, lc
+	return kap, p.lc[e]
 }
 
 // maxGateK bounds K for the fixed-size scratch of the gate kernels.
 const maxGateK = 64
 
 func (p *gateOp[T]) forwardRows(lo, hi int) {
-	in, K := &p.in, p.k
+	v, K := &p.v, p.k
 	var rbuf [maxGateK]float64
 	rpre := rbuf[:K]
-	var ac, aa, ar float64
-	if in.alphaC != nil {
-		ac = scalar(in.alphaC)
-	}
-	if in.alphaA != nil {
-		aa = scalar(in.alphaA)
-	}
-	if in.alphaR != nil {
-		ar = scalar(in.alphaR)
-	}
-	// The logits L_k into sig, then σ in place (vector kernel), then the
+	// log(c+1e-9) in a loop of its own (independent calls overlap), the
+	// logits L_k into sig, then σ in place (vector kernel), then the
 	// normalisation over k.
+	if v.hasR {
+		for e, c := range v.c[lo:hi] {
+			p.lc[lo+e] = math.Log(float64(c) + 1e-9)
+		}
+	}
 	for e := lo; e < hi; e++ {
-		kap, lc := p.rowTerms(e, rpre, true)
+		kap, lc := p.rowTerms(e, rpre)
 		sig := p.sig[e*K : (e+1)*K]
-		for k := range sig {
-			L := 0.0
-			if in.alphaC != nil {
-				d := kap - float64(in.betaRow.Value.Data[k])
-				L += ac * (-0.5 * d * d)
+		clear(sig)
+		if v.hasC {
+			for k, b := range v.beta[:len(sig)] {
+				d := kap - b
+				sig[k] = v.ac * (-0.5 * d * d)
 			}
-			if in.alphaA != nil {
-				L += aa * float64(in.a.Value.Data[e*K+k])
+		}
+		if v.hasA {
+			for k, a := range v.a[e*K : (e+1)*K][:len(sig)] {
+				sig[k] += v.aa * float64(a)
 			}
-			if in.alphaR != nil {
-				L += ar * lc * rpre[k]
+		}
+		if v.hasR {
+			f := v.ar * lc
+			for k, r := range rpre[:len(sig)] {
+				sig[k] += f * r
 			}
-			sig[k] = L
 		}
 	}
 	tensor.Sigmoid64(p.sig[lo*K:hi*K], p.sig[lo*K:hi*K])
+	out := p.out.Value.Data
 	for e := lo; e < hi; e++ {
 		sig := p.sig[e*K : (e+1)*K]
 		sum := 0.0
 		for _, s := range sig {
 			sum += s
 		}
-		o := p.out.Value.Data[e*K : (e+1)*K]
+		o := out[e*K : (e+1)*K][:len(sig)]
 		for k, s := range sig {
-			o[k] = T(s / sum)
+			o[k] = T(s / sum) // a division, so that γ = 1 exactly when K = 1
 		}
 	}
 }
@@ -173,78 +219,77 @@ func (p *gateOp[T]) forwardRows(lo, hi int) {
 //
 // where ℓ = log(c+1e-9) and ρ = h·WC.
 func (p *gateOp[T]) backwardBlocks(lo, hi int) {
-	in, K := &p.in, p.k
+	v, K := &p.v, p.k
 	np := K + 3 + K*K
 	var rbuf, dbuf [maxGateK]float64
 	rpre, dl := rbuf[:K], dbuf[:K]
-	var ac, aa, ar float64
-	if in.alphaC != nil {
-		ac = scalar(in.alphaC)
-	}
-	if in.alphaA != nil {
-		aa = scalar(in.alphaA)
-	}
-	if in.alphaR != nil {
-		ar = scalar(in.alphaR)
-	}
+	gOut, gam := p.out.Grad.Data, p.out.Value.Data
 	for b := lo; b < hi; b++ {
 		part := p.part[b*np : (b+1)*np]
 		clear(part)
 		dBeta, dAlpha, dWC := part[:K], part[K:K+3], part[K+3:]
 		for e := b * gateBlock; e < min((b+1)*gateBlock, p.n); e++ {
-			kap, lc := p.rowTerms(e, rpre, false)
+			kap, lc := p.rowTerms(e, rpre)
 			sig := p.sig[e*K : (e+1)*K]
-			g := p.out.Grad.Data[e*K : (e+1)*K]
-			gam := p.out.Value.Data[e*K : (e+1)*K]
+			g := gOut[e*K : (e+1)*K][:len(sig)]
+			ga := gam[e*K : (e+1)*K][:len(sig)]
 			sum, D := 0.0, 0.0
 			for k, s := range sig {
 				sum += s
-				D += float64(g[k]) * float64(gam[k])
+				D += float64(g[k]) * float64(ga[k])
 			}
 			for k, s := range sig {
 				dl[k] = (float64(g[k]) - D) / sum * s * (1 - s)
 			}
-			if in.alphaC != nil {
-				dk := 0.0
+			if v.hasC {
+				dk, dac := 0.0, 0.0
 				for k, d := range dl {
-					diff := kap - float64(in.betaRow.Value.Data[k])
+					diff := kap - v.beta[k]
 					dk -= d * diff
-					dBeta[k] += ac * d * diff
-					dAlpha[0] += d * (-0.5 * diff * diff)
+					dBeta[k] += v.ac * d * diff
+					dac += d * diff * diff
 				}
-				if in.kappa != nil && in.kappa.RequiresGrad() {
-					in.kappa.Grad.Data[e] += T(ac * dk)
+				dAlpha[0] -= 0.5 * dac
+				if v.gKap != nil {
+					v.gKap[e] += T(v.ac * dk)
 				}
 			}
-			if in.alphaA != nil {
-				ga := in.a.RequiresGrad()
+			if v.hasA {
+				a := v.a[e*K : (e+1)*K][:len(dl)]
+				daa := 0.0
 				for k, d := range dl {
-					dAlpha[1] += d * float64(in.a.Value.Data[e*K+k])
-					if ga {
-						in.a.Grad.Data[e*K+k] += T(aa * d)
+					daa += d * float64(a[k])
+				}
+				dAlpha[1] += daa
+				if v.gA != nil {
+					gA := v.gA[e*K : (e+1)*K][:len(dl)]
+					for k, d := range dl {
+						gA[k] += T(v.aa * d)
 					}
 				}
 			}
-			if in.alphaR != nil {
+			if v.hasR {
 				dlc := 0.0
 				for k, d := range dl {
-					dAlpha[2] += d * lc * rpre[k]
 					dlc += d * rpre[k]
 				}
-				if in.c.RequiresGrad() {
-					in.c.Grad.Data[e] += T(ar * dlc / (float64(in.c.Value.Data[e]) + 1e-9))
+				dAlpha[2] += lc * dlc
+				if v.gC != nil {
+					v.gC[e] += T(v.ar * dlc / (float64(v.c[e]) + 1e-9))
 				}
-				h := in.h.Value.Data[e*K : (e+1)*K]
-				wc := in.wc.Value.Data
-				gh := in.h.RequiresGrad()
+				f := v.ar * lc
+				h := v.h[e*K : (e+1)*K]
 				for k2, hv := range h {
+					w := v.wc[k2*K : (k2+1)*K][:len(dl)]
+					dw := dWC[k2*K : (k2+1)*K][:len(dl)]
+					fh := f * float64(hv)
 					s := 0.0
 					for k, d := range dl {
-						s += d * float64(wc[k2*K+k])
-						dWC[k2*K+k] += ar * lc * float64(hv) * d
+						s += d * w[k]
+						dw[k] += fh * d
 					}
-					if gh {
-						in.h.Grad.Data[e*K+k2] += T(ar * lc * s)
+					if v.gH != nil {
+						v.gH[e*K+k2] += T(f * s)
 					}
 				}
 			}
@@ -258,6 +303,7 @@ func (p *gateOp[T]) Backward(out *autodiff.Var[T]) {
 	np := K + 3 + K*K
 	nb := (p.n + gateBlock - 1) / gateBlock
 	p.part = grow(p.part, nb*np)
+	p.v.load(in, K) // the gradient buffers exist now
 	tensor.ParallelFor(nb, gateBlock*(24*K+4*K*K), p.bwd)
 	sum := func(off int) float64 {
 		s := 0.0
