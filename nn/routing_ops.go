@@ -323,6 +323,7 @@ type linkAlignOp[T autodiff.Float] struct {
 	f32            bool      // T is float32: vector kernels that recompute τ (forwardParents32, backward32)
 	tau, delta     []T       // not float32: E×(K·m) tanh values, then G_ek·w_km·(1−τ²)
 	part           []float64 // per-block partial ∂w
+	fuseC          bool      // float32 on one goroutine: the parent pass also adds ∂P1
 	fwd, bwdP      func(lo, hi int)
 	bwdC           func(lo, hi int) // float32: backwardChildren32
 	dv             tensor.Dense[T]  // not float32: δ as an E×(K·m) matrix
@@ -470,8 +471,11 @@ func (p *linkAlignOp[T]) backwardBlocks(lo, hi int) {
 }
 
 // backwardBlocks32 is backwardBlocks for float32: per link one vector
-// kernel (tensor.TanhAddDotBack) recomputes τ and adds δ to ∂P2_j and
-// G_ek·τ to the block's ∂w.
+// kernel (tensor.TanhAddDotBack2) recomputes τ and adds δ to ∂P2_j and
+// G_ek·τ to the block's ∂w, and, with fuseC, δ to ∂P1_i as well. fuseC
+// scatters into the children's rows, so it is only taken on one goroutine
+// (all blocks, in order); the links of child i then arrive in increasing
+// order, the order of backwardChildren32, so ∂P1 gets the same bits.
 func (p *linkAlignOp[T]) backwardBlocks32(lo, hi int, gradP2 bool) {
 	l := p.ix.links
 	K := p.k
@@ -493,7 +497,11 @@ func (p *linkAlignOp[T]) backwardBlocks32(lo, hi int, gradP2 bool) {
 			}
 			for e := int(l.Ptr[j]); e < int(l.Ptr[j+1]); e++ {
 				i := int(l.Child[e])
-				tensor.TanhAddDotBack(gp, dw, f.p1[i*km:(i+1)*km], pj, f.w, f.grad[e*K:(e+1)*K])
+				var gc []float32
+				if p.fuseC {
+					gc = f.gp1[i*km : (i+1)*km]
+				}
+				tensor.TanhAddDotBack2(gp, gc, dw, f.p1[i*km:(i+1)*km], pj, f.w, f.grad[e*K:(e+1)*K])
 			}
 		}
 	}
@@ -581,20 +589,29 @@ func (p *linkAlignOp[T]) addPartsToW(nb int) {
 }
 
 // backward32 is Backward for float32: the parent pass (∂P2, ∂w) and the
-// child pass (∂P1) each recompute τ, so no E×(K·m) matrix is kept.
+// child pass (∂P1) each recompute τ, so no E×(K·m) matrix is kept. When the
+// passes would run on one goroutine anyway (one core, or every core busy
+// with a fold of its own), the parent pass adds ∂P1 too, and τ is
+// recomputed once instead of twice.
 func (p *linkAlignOp[T]) backward32() {
 	l := p.ix.links
 	km := p.k * p.m
-	gradP2, gradW := p.p2 != nil && p.p2.RequiresGrad(), p.w.RequiresGrad()
+	gradP1, gradP2, gradW := p.p1.RequiresGrad(), p.p2 != nil && p.p2.RequiresGrad(), p.w.RequiresGrad()
 	nb := (l.Parents + alignBlock - 1) / alignBlock
-	if gradP2 || gradW {
+	cost := alignBlock * linkCost(p.ix, 24*km)
+	p.fuseC = gradP1 && tensor.Serial(nb, cost) && tensor.Serial(l.Children, linkCost(p.ix, 24*km))
+	if gradP2 || gradW || p.fuseC {
 		p.part = grow(p.part, nb*km)
-		tensor.ParallelFor(nb, alignBlock*linkCost(p.ix, 24*km), p.bwdP)
+		if p.fuseC {
+			p.bwdP(0, nb) // one goroutine: see backwardBlocks32
+		} else {
+			tensor.ParallelFor(nb, cost, p.bwdP)
+		}
 	}
 	if gradW {
 		p.addPartsToW(nb)
 	}
-	if p.p1.RequiresGrad() {
+	if gradP1 && !p.fuseC {
 		tensor.ParallelFor(l.Children, linkCost(p.ix, 24*km), p.bwdC)
 	}
 }

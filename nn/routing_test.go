@@ -534,6 +534,45 @@ func TestLinkOpsFloat32MatchFloat64(t *testing.T) {
 	}
 }
 
+// On one goroutine the float32 alignment adds ∂P1 in its parent pass
+// (fuseC); with several it makes a child pass. Both give the same bits.
+func TestLinkAlignFusedChildPassBits(t *testing.T) {
+	l := randomLinks(600, 2400, 5)
+	ix, err := newLinkIndex(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	K, m := 4, 16
+	in := map[string]*tensor.Dense[float64]{}
+	for _, v := range []struct {
+		name string
+		r, c int
+	}{{"a", l.Children, 18}, {"x", l.Children, K * 18}, {"z", l.Parents, 18}, {"w", l.NumLinks(), K},
+		{"p1", l.Children, K * m}, {"p2", l.Parents, K * m}, {"aw", K, m}} {
+		in[v.name] = &randVar[float64](rng, v.name, v.r, v.c, 0.5).Value
+	}
+	run := func(procs int) map[string][]float64 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		res, err := linkOpRun[float32]("align", ix, in, K, 18)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	serial, parallel := run(1), run(4)
+	if ix.links.NumLinks() < 2*alignBlock || tensor.Serial(ix.links.Children, linkCost(ix, 24*K*m)) {
+		t.Fatal("the graph is too small to take the parallel path")
+	}
+	for _, name := range []string{"out", "p1", "p2", "aw"} {
+		for i, v := range serial[name] {
+			if parallel[name][i] != v {
+				t.Fatalf("%s[%d]: %v on one goroutine, %v on several", name, i, v, parallel[name][i])
+			}
+		}
+	}
+}
+
 // linkCos is 0 with a finite gradient when a vector is 0.
 func TestLinkCosZero(t *testing.T) {
 	l := routingTestGraph()

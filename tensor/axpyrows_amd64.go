@@ -57,11 +57,11 @@ func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32
 //go:noescape
 func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
 
-// tanhAddDotBackAVX is TanhAddDotBack for k blocks of m elements (m a
-// multiple of 8); y and dw may be nil.
+// tanhAddDotBackAVX is TanhAddDotBack2 for k blocks of m elements (m a
+// multiple of 8); dst, dst2, y and dw may be nil.
 //
 //go:noescape
-func tanhAddDotBackAVX(dst *float32, dw *float64, x, y, w, up *float32, k, m int)
+func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int)
 
 // sigmoid64AVX is Sigmoid64 for n a multiple of 4; dst may be x.
 //

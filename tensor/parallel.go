@@ -115,6 +115,15 @@ func Occupy() (release func()) {
 	return func() { once.Do(func() { occupied.Add(-1) }) }
 }
 
+// Serial reports whether ParallelRange(n, cost, ·) called now would run
+// every chunk on the calling goroutine: the problem is too small to split,
+// GOMAXPROCS is 1, or every core is occupied (Occupy). A kernel may then
+// take a path that is only safe on one goroutine, such as scattering into
+// shared rows, provided it gives the bits its parallel path gives.
+func Serial(n, cost int) bool {
+	return parallelChunks(n, cost) <= 1 || runtime.GOMAXPROCS(0)-max(int(occupied.Load()), 1) <= 0
+}
+
 // parallelChunks is the number of chunks ParallelRange splits [0, n) into;
 // 1 means the loop runs serially on the caller.
 func parallelChunks(n, cost int) int {

@@ -143,3 +143,24 @@ func TestOccupyRunsChunksOnCaller(t *testing.T) {
 		t.Errorf("occupied = %d after release", got)
 	}
 }
+
+func TestSerial(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	if !Serial(1, 1<<20) || !Serial(10, 1) {
+		t.Error("a one-row or tiny problem is not serial")
+	}
+	if Serial(1000, 1<<12) {
+		t.Error("a big problem with a free core is serial")
+	}
+	releases := []func(){Occupy(), Occupy()}
+	if !Serial(1000, 1<<12) {
+		t.Error("a big problem with every core occupied is not serial")
+	}
+	for _, r := range releases {
+		r()
+	}
+	runtime.GOMAXPROCS(1)
+	if !Serial(1000, 1<<12) {
+		t.Error("GOMAXPROCS=1 is not serial")
+	}
+}

@@ -90,17 +90,26 @@ func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 // per-link matrices do not fit in cache. On AVX2+FMA, m a multiple of 8
 // runs in assembly with TanhAddDotBlocks' arithmetic.
 func TanhAddDotBack(dst []float32, dw []float64, x, y, w, up []float32) {
+	TanhAddDotBack2(dst, nil, dw, x, y, w, up)
+}
+
+// TanhAddDotBack2 is TanhAddDotBack that adds the same δ to a second
+// destination dst2 as well (when non-nil): the routing's alignment adds it
+// to both its child's and its parent's gradient, and one call recomputes τ
+// once for both, with the bits two calls would give.
+func TanhAddDotBack2(dst, dst2 []float32, dw []float64, x, y, w, up []float32) {
 	n, K := len(x), len(up)
-	if K == 0 || n%K != 0 || len(w) != n || (dst != nil && len(dst) != n) || (dw != nil && len(dw) != n) || (y != nil && len(y) != n) {
-		panic(fmt.Sprintf("tensor: TanhAddDotBack lengths: dst %d, dw %d, x %d, y %d, w %d, up %d",
-			len(dst), len(dw), n, len(y), len(w), K))
+	if K == 0 || n%K != 0 || len(w) != n || (dst != nil && len(dst) != n) || (dst2 != nil && len(dst2) != n) ||
+		(dw != nil && len(dw) != n) || (y != nil && len(y) != n) {
+		panic(fmt.Sprintf("tensor: TanhAddDotBack lengths: dst %d, dst2 %d, dw %d, x %d, y %d, w %d, up %d",
+			len(dst), len(dst2), len(dw), n, len(y), len(w), K))
 	}
 	m := n / K
 	if n == 0 {
 		return
 	}
 	if haveAVX2FMA && m%8 == 0 {
-		tanhAddDotBackAVX(first(dst), first(dw), &x[0], first(y), &w[0], &up[0], K, m)
+		tanhAddDotBackAVX(first(dst), first(dst2), first(dw), &x[0], first(y), &w[0], &up[0], K, m)
 		return
 	}
 	for b, g := range up {
@@ -111,8 +120,12 @@ func TanhAddDotBack(dst []float32, dw []float64, x, y, w, up []float32) {
 				a += float64(y[q])
 			}
 			th := float64(float32(Tanh32(a)))
+			d := float32(ge * float64(w[q]) * (1 - th*th))
 			if dst != nil {
-				dst[q] += float32(ge * float64(w[q]) * (1 - th*th))
+				dst[q] += d
+			}
+			if dst2 != nil {
+				dst2[q] += d
 			}
 			if dw != nil {
 				dw[q] += ge * th

@@ -154,23 +154,24 @@ bdone:
 	VZEROUPPER
 	RET
 
-// func tanhAddDotBackAVX(dst *float32, dw *float64, x, y, w, up *float32, k, m int)
+// func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int)
 //
 // The backward pass of tanhAddDotBlocksAVX without its stored τ: for each
 // of k blocks of m elements (m a multiple of 8) with upstream gradient
 // up[b], τ = tanh(x+y) is recomputed with the forward kernel's TANH_Y0
-// (the same bits), then dst += δ = up[b]·w·(1−τ²) (unless dst is nil) and
-// dw += up[b]·τ in float64 (unless dw is nil). δ is formed as
-// (τ²−1)·w·(−up[b]), which rounds exactly like (1−τ²)·w·up[b].
-TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-64
+// (the same bits), then dst += δ = up[b]·w·(1−τ²) and dst2 += δ (each
+// unless nil) and dw += up[b]·τ in float64 (unless dw is nil). δ is formed
+// as (τ²−1)·w·(−up[b]), which rounds exactly like (1−τ²)·w·up[b].
+TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI
-	MOVQ dw+8(FP), R9
-	MOVQ x+16(FP), SI
-	MOVQ y+24(FP), DX
-	MOVQ w+32(FP), R8
-	MOVQ up+40(FP), R10
-	MOVQ k+48(FP), CX
-	MOVQ m+56(FP), R11
+	MOVQ dst2+8(FP), R12
+	MOVQ dw+16(FP), R9
+	MOVQ x+24(FP), SI
+	MOVQ y+32(FP), DX
+	MOVQ w+40(FP), R8
+	MOVQ up+48(FP), R10
+	MOVQ k+56(FP), CX
+	MOVQ m+64(FP), R11
 	SHRQ $3, R11
 	LOAD_TANH_P
 	XORQ BX, BX // byte offset into dst, x, y and w
@@ -198,6 +199,11 @@ knoy:
 	VADDPS (DI)(BX*1), Y6, Y7
 	VMOVUPS Y7, (DI)(BX*1)
 knodst:
+	TESTQ R12, R12
+	JZ knodst2
+	VADDPS (R12)(BX*1), Y6, Y7
+	VMOVUPS Y7, (R12)(BX*1)
+knodst2:
 	TESTQ R9, R9
 	JZ knodw
 	VCVTPS2PD X0, Y7

@@ -182,6 +182,38 @@ func TestTanhAddDotBlocks(t *testing.T) {
 	}
 }
 
+// TanhAddDotBack2 gives both destinations the bits that two TanhAddDotBack
+// calls give them (the routing relies on it to fuse its two passes).
+func TestTanhAddDotBack2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 11))
+	for _, shape := range [][2]int{{4, 16}, {3, 5}, {2, 24}} {
+		K, m := shape[0], shape[1]
+		n := K * m
+		x, y, w, up := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, K)
+		a, b, a2, b2 := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+		dw, dw2 := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i], y[i], w[i] = float32(rng.NormFloat64()*2), float32(rng.NormFloat64()*2), float32(rng.NormFloat64())
+			a[i], b[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+			a2[i], b2[i], dw[i], dw2[i] = a[i], b[i], float64(i), float64(i)
+		}
+		for k := range up {
+			up[k] = float32(rng.NormFloat64())
+		}
+		for _, yy := range [][]float32{y, nil} {
+			TanhAddDotBack2(a, b, dw, x, yy, w, up)
+			TanhAddDotBack(a2, dw2, x, yy, w, up)
+			TanhAddDotBack(b2, nil, x, yy, w, up)
+			for q := range a {
+				if a[q] != a2[q] || b[q] != b2[q] || dw[q] != dw2[q] {
+					t.Fatalf("K=%d m=%d y=%v: element %d: (%v, %v, %v), two calls give (%v, %v, %v)",
+						K, m, yy != nil, q, a[q], b[q], dw[q], a2[q], b2[q], dw2[q])
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkTanhAddDotBlocks and BenchmarkTanhAddDotBack are one link of
 // the routing's alignment term (K = 4 perspectives, d_align = 16) and a
 // wider one.
