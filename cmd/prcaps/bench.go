@@ -22,7 +22,7 @@ import (
 // benchFlags are the flags of `prcaps bench`.
 type benchFlags struct {
 	suite, tables, datasets, models string
-	root, split, out                string
+	root, split, out, cpuProfile    string
 	seeds, firstSeed, epochs        int
 	repeat, folds, parallel         int
 	asJSON, quiet, speed, list      bool
@@ -36,6 +36,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.list {
 		return listSuites(stdout)
+	}
+	if f.cpuProfile != "" {
+		stop, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	b := newBencher(f, stdout, stderr)
 	if f.suite == "speed" {
@@ -72,6 +79,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.StringVar(&f.out, "out", "", "also write each table as DIR/<table>.md and DIR/<table>.csv")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per protocol run and a summary object (with the tables) on the last line")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
 	fs.BoolVar(&f.list, "list", false, "list the suites' tables, datasets and variants, and run nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
