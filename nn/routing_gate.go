@@ -23,6 +23,9 @@ type gateInputs[T autodiff.Float] struct {
 	// Routing consistency: R_k = log(c + 1e-9)·(h·WC)_k with c n×1, h n×K,
 	// WC K×K (W^C transposed).
 	c, h, wc, alphaR *autodiff.Var[T]
+	// generic keeps the gate off its unrolled K = 4 kernels (for the tests
+	// that compare the two).
+	generic bool
 }
 
 type gateOp[T autodiff.Float] struct {
@@ -34,6 +37,8 @@ type gateOp[T autodiff.Float] struct {
 	lc       []float64 // n: log(c+1e-9), from the forward pass (with R)
 	part     []float64 // per block: ∂β (K), ∂α_c, ∂α_a, ∂α_r, ∂WC (K²)
 	fwd, bwd func(lo, hi int)
+	fwd4     func(lo, hi int) // forwardRows4
+	bwd4     func(lo, hi int) // backwardBlocks4
 }
 
 // gateView holds the gate's inputs as flat slices, read once per pass so
@@ -120,6 +125,7 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 	p := autodiff.OpOf[gateOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks
+		p.fwd4, p.bwd4 = p.forwardRows4, p.backwardBlocks4
 	}
 	p.in, p.out, p.n, p.k = in, out, n, K
 	p.v.load(&p.in, K)
@@ -127,7 +133,11 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 	if in.alphaR != nil {
 		p.lc = grow(p.lc, n)
 	}
-	tensor.ParallelFor(n, 16*K+2*K*K, p.fwd)
+	fwd := p.fwd
+	if p.gate4() {
+		fwd = p.fwd4
+	}
+	tensor.ParallelFor(n, 16*K+2*K*K, fwd)
 	return out
 }
 
@@ -193,6 +203,13 @@ func (p *gateOp[T]) forwardRows(lo, hi int) {
 			}
 		}
 	}
+	p.sigmoidNormalise(lo, hi)
+}
+
+// sigmoidNormalise replaces rows [lo, hi) of sig, the logits, by σ (vector
+// kernel) and writes γ = σ/Σσ to the output.
+func (p *gateOp[T]) sigmoidNormalise(lo, hi int) {
+	K := p.k
 	tensor.Sigmoid64(p.sig[lo*K:hi*K], p.sig[lo*K:hi*K])
 	out := p.out.Value.Data
 	for e := lo; e < hi; e++ {
@@ -304,7 +321,11 @@ func (p *gateOp[T]) Backward(out *autodiff.Var[T]) {
 	nb := (p.n + gateBlock - 1) / gateBlock
 	p.part = grow(p.part, nb*np)
 	p.v.load(in, K) // the gradient buffers exist now
-	tensor.ParallelFor(nb, gateBlock*(24*K+4*K*K), p.bwd)
+	bwd := p.bwd
+	if p.gate4() {
+		bwd = p.bwd4
+	}
+	tensor.ParallelFor(nb, gateBlock*(24*K+4*K*K), bwd)
 	sum := func(off int) float64 {
 		s := 0.0
 		for b := 0; b < nb; b++ {
