@@ -90,10 +90,40 @@ func recordBinary[T Float](t *Tape[T], a, b *Var[T], kind binaryKind) *Var[T] {
 	return out
 }
 
+// sameShape reports whether a and b both have the output's shape, so that
+// rows [lo, hi) of all three are one contiguous span.
+func (p *binaryOp[T]) sameShape() bool {
+	C := p.out.Value.Cols
+	return p.aRS == C && p.aCS == 1 && p.bRS == C && p.bCS == 1
+}
+
 // forwardRows computes output rows [lo, hi).
 func (p *binaryOp[T]) forwardRows(lo, hi int) {
 	C := p.out.Value.Cols
 	ad, bd, od := p.a.Value.Data, p.b.Value.Data, p.out.Value.Data
+	if p.sameShape() && (p.kind == binaryAdd || p.kind == binaryMul) {
+		// One vector call for the whole span rather than one per row (the
+		// routing's E×K matrices have rows of K = 4); elementwise, so the
+		// bits are those of the per-row calls.
+		y, x, z := od[lo*C:hi*C], ad[lo*C:hi*C], bd[lo*C:hi*C]
+		if p.kind == binaryAdd {
+			tensor.VecAdd(y, x, z)
+		} else {
+			tensor.VecMul(y, x, z)
+		}
+		return
+	}
+	if p.kind == binaryMul && p.aRS == C && p.aCS == 1 && p.bCS == 0 {
+		// Rows scaled by a column vector (or a scalar).
+		for i := lo; i < hi; i++ {
+			z := bd[i*p.bRS]
+			y, x := od[i*C:(i+1)*C], ad[i*C:(i+1)*C]
+			for j, v := range x {
+				y[j] = v * z
+			}
+		}
+		return
+	}
 	for i := lo; i < hi; i++ {
 		y := od[i*C : (i+1)*C]
 		ao, bo := i*p.aRS, i*p.bRS
@@ -137,6 +167,29 @@ func (p *binaryOp[T]) forwardRows(lo, hi int) {
 func (p *binaryOp[T]) backwardRowsA(lo, hi int) {
 	C := p.out.Value.Cols
 	g, ga, bd := p.out.Grad.Data, p.a.Grad.Data, p.b.Value.Data
+	if p.sameShape() && C < 8 && (p.kind == binaryMul || p.kind == binaryAdd || p.kind == binarySub) {
+		// Short rows, one loop over the whole span: the per-row
+		// VecMulAdd/VecAdd calls below run these same scalar operations.
+		gs, as, bs := g[lo*C:hi*C], ga[lo*C:hi*C], bd[lo*C:hi*C]
+		if p.kind == binaryMul {
+			for q, v := range gs {
+				as[q] += v * bs[q]
+			}
+		} else {
+			tensor.VecAdd(as, as, gs)
+		}
+		return
+	}
+	if p.kind == binaryMul && p.aCS == 1 && p.bCS == 0 {
+		for i := lo; i < hi; i++ {
+			z := bd[i*p.bRS]
+			ra := ga[i*p.aRS : i*p.aRS+C]
+			for j, v := range g[i*C : (i+1)*C] {
+				ra[j] += v * z
+			}
+		}
+		return
+	}
 	for i := lo; i < hi; i++ {
 		gr := g[i*C : (i+1)*C]
 		ao, bo := i*p.aRS, i*p.bRS
@@ -172,6 +225,13 @@ func (p *binaryOp[T]) backwardRowsA(lo, hi int) {
 func (p *binaryOp[T]) backwardRowsB(lo, hi int) {
 	C := p.out.Value.Cols
 	g, gb, ad, bd := p.out.Grad.Data, p.b.Grad.Data, p.a.Value.Data, p.b.Value.Data
+	if p.sameShape() && p.kind == binaryMul {
+		gs, bs, as := g[lo*C:hi*C], gb[lo*C:hi*C], ad[lo*C:hi*C]
+		for q, v := range gs {
+			bs[q] += v * as[q]
+		}
+		return
+	}
 	for i := lo; i < hi; i++ {
 		gr := g[i*C : (i+1)*C]
 		ao, bo := i*p.aRS, i*p.bRS
