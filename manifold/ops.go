@@ -19,6 +19,10 @@ type logOOp[T Float] struct {
 	r            float64
 	red          reducer
 	fwd          func(lo, hi int)
+	// terms keeps each row's logTerms (kind, f, q) and m = ‖x_T‖ from the
+	// forward pass when a backward pass will follow, so that it does not
+	// take the square roots and the arctangent again (same values).
+	terms []float64
 }
 
 // LogO records loĝ_o on every row of x (n×D points of Q) and returns the n×d
@@ -40,8 +44,21 @@ func LogO[T Float](t *autodiff.Tape[T], x, beta *autodiff.Var[T], dims Dims) *au
 		p.fwd = p.forwardRows
 	}
 	p.x, p.beta, p.out, p.dims, p.r = x, beta, out, dims, r
+	p.terms = keepRows(p.terms, out.RequiresGrad(), x.Value.Rows)
 	tensor.ParallelFor(x.Value.Rows, rowCostBase+4*dims.Ambient(), p.fwd)
 	return out
+}
+
+// keepRows returns buf resized to 4 values per row, or nil when no
+// backward pass will read them.
+func keepRows(buf []float64, keep bool, rows int) []float64 {
+	if !keep {
+		return buf[:0]
+	}
+	if cap(buf) < 4*rows {
+		return make([]float64, 4*rows)
+	}
+	return buf[:4*rows]
 }
 
 func (p *logOOp[T]) forwardRows(lo, hi int) {
@@ -54,7 +71,11 @@ func (p *logOOp[T]) forwardRows(lo, hi int) {
 		n2 := sumSq(x[1:T1])
 		n := math.Sqrt(n2)
 		m := math.Sqrt(x0*x0 + n2)
-		kind, f, _ := logTerms(x0, n, m)
+		kind, f, q := logTerms(x0, n, m)
+		if len(p.terms) > 0 {
+			k := p.terms[4*i : 4*i+4]
+			k[0], k[1], k[2], k[3] = float64(kind), f, q, m
+		}
 		yt := y[:T1-1]
 		switch kind {
 		case logGeneric:
@@ -86,12 +107,9 @@ func (p *logOOp[T]) backwardRows(lo, hi int) float64 {
 	for i := lo; i < hi; i++ {
 		x := p.x.Value.Data[i*D : (i+1)*D]
 		g := p.out.Grad.Data[i*d : (i+1)*d]
-		x0 := float64(x[0])
 		xp := x[1:T1]
-		n2 := sumSq(xp)
-		n := math.Sqrt(n2)
-		m := math.Sqrt(x0*x0 + n2)
-		kind, f, q := logTerms(x0, n, m)
+		k := p.terms[4*i : 4*i+4] // logTerms and m of the forward pass
+		kind, f, q, m := int(k[0]), k[1], k[2], k[3]
 		gt := g[:T1-1]
 		switch kind {
 		case logAntipode:
@@ -134,6 +152,9 @@ type expOOp[T Float] struct {
 	r             float64
 	red           reducer
 	fwd           func(lo, hi int)
+	// terms keeps each row's θ, sin θ, cos θ and c from the forward pass
+	// when a backward pass will follow (see logOOp.terms).
+	terms []float64
 }
 
 // ExpO records exp̂_o on every row of xi (n×d tangent coordinates at the
@@ -154,6 +175,7 @@ func ExpO[T Float](t *autodiff.Tape[T], xi, beta *autodiff.Var[T], dims Dims) *a
 		p.fwd = p.forwardRows
 	}
 	p.xi, p.beta, p.out, p.dims, p.r = xi, beta, out, dims, r
+	p.terms = keepRows(p.terms, out.RequiresGrad(), xi.Value.Rows)
 	tensor.ParallelFor(xi.Value.Rows, rowCostBase+4*dims.Ambient(), p.fwd)
 	return out
 }
@@ -168,6 +190,10 @@ func (p *expOOp[T]) forwardRows(lo, hi int) {
 		c := math.Sqrt(r*r + sumSq(xi[Tt:]))
 		th := n / r
 		sin, cos := math.Sincos(th)
+		if len(p.terms) > 0 {
+			k := p.terms[4*i : 4*i+4]
+			k[0], k[1], k[2], k[3] = th, sin, cos, c
+		}
 		S, _ := sincTerms(th, sin, cos)
 		y[0] = T(c * cos)
 		k := c / r * S
@@ -194,10 +220,8 @@ func (p *expOOp[T]) backwardRows(lo, hi int) float64 {
 		xi := p.xi.Value.Data[i*d : (i+1)*d]
 		g := p.out.Grad.Data[i*D : (i+1)*D]
 		xt, xs := xi[:Tt], xi[Tt:]
-		n := math.Sqrt(sumSq(xt))
-		c := math.Sqrt(r*r + sumSq(xs))
-		th := n / r
-		sin, cos := math.Sincos(th)
+		k := p.terms[4*i : 4*i+4] // θ, sin θ, cos θ and c of the forward pass
+		th, sin, cos, c := k[0], k[1], k[2], k[3]
 		S, P := sincTerms(th, sin, cos)
 		g0 := float64(g[0])
 		gp := g[1 : Tt+1]
