@@ -8,6 +8,9 @@ import (
 	"github.com/prcaps/prcaps/tensor"
 )
 
+// BenchmarkLinkGate is the default gate (K = 4, all three terms) on 27k
+// rows, about the node-level links of a DD batch: forward, and forward with
+// backward.
 func BenchmarkLinkGate(b *testing.B) {
 	rng := rand.New(rand.NewPCG(21, 21))
 	n, K := 27000, 4
