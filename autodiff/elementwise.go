@@ -167,18 +167,21 @@ func (p *binaryOp[T]) forwardRows(lo, hi int) {
 func (p *binaryOp[T]) backwardRowsA(lo, hi int) {
 	C := p.out.Value.Cols
 	g, ga, bd := p.out.Grad.Data, p.a.Grad.Data, p.b.Value.Data
-	if p.sameShape() && C < 8 && (p.kind == binaryMul || p.kind == binaryAdd || p.kind == binarySub) {
-		// Short rows, one loop over the whole span: the per-row
-		// VecMulAdd/VecAdd calls below run these same scalar operations.
+	if p.sameShape() {
+		// One pass over the whole span: elementwise adds give the per-row
+		// calls' bits at any width; for Mul only rows shorter than 8, where
+		// the per-row VecMulAdd below runs these same unfused scalar steps.
 		gs, as, bs := g[lo*C:hi*C], ga[lo*C:hi*C], bd[lo*C:hi*C]
-		if p.kind == binaryMul {
+		switch {
+		case p.kind == binaryAdd || p.kind == binarySub:
+			tensor.VecAdd(as, as, gs)
+			return
+		case p.kind == binaryMul && C < 8:
 			for q, v := range gs {
 				as[q] += v * bs[q]
 			}
-		} else {
-			tensor.VecAdd(as, as, gs)
+			return
 		}
-		return
 	}
 	if p.kind == binaryMul && p.aCS == 1 && p.bCS == 0 {
 		for i := lo; i < hi; i++ {

@@ -49,8 +49,8 @@ func LogO[T Float](t *autodiff.Tape[T], x, beta *autodiff.Var[T], dims Dims) *au
 	return out
 }
 
-// keepRows returns buf resized to 4 values per row, or nil when no
-// backward pass will read them.
+// keepRows returns buf resized to 4 values per row, or emptied when no
+// backward pass will read them (the forward pass then stores nothing).
 func keepRows(buf []float64, keep bool, rows int) []float64 {
 	if !keep {
 		return buf[:0]

@@ -320,7 +320,7 @@ func (p *gateOp[T]) Backward(out *autodiff.Var[T]) {
 	np := K + 3 + K*K
 	nb := (p.n + gateBlock - 1) / gateBlock
 	p.part = grow(p.part, nb*np)
-	p.v.load(in, K) // the gradient buffers exist now
+	p.v.load(in, K) // again: K + K² values, and Backward reads the gradient buffers as they are now
 	bwd := p.bwd
 	if p.gate4() {
 		bwd = p.bwd4

@@ -1,12 +1,84 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
 )
+
+// randGateInputs returns the gate's inputs for n rows and K perspectives
+// with all three terms, c in [0.1, 0.9], and the list of those inputs.
+func randGateInputs[T autodiff.Float](rng *rand.Rand, n, K int) (gateInputs[T], []*autodiff.Var[T]) {
+	in := gateInputs[T]{kappa: randVar[T](rng, "kappa", n, 1, 0.5), betaRow: randVar[T](rng, "betaRow", 1, K, 1),
+		alphaC: randVar[T](rng, "ac", 1, 1, 1), a: randVar[T](rng, "a", n, K, 1), alphaA: randVar[T](rng, "aa", 1, 1, 1),
+		c: randVar[T](rng, "c", n, 1, 0), h: randVar[T](rng, "h", n, K, 1), wc: randVar[T](rng, "wc", K, K, 0.5),
+		alphaR: randVar[T](rng, "ar", 1, 1, 1)}
+	for i := range in.c.Value.Data {
+		in.c.Value.Data[i] = T(0.1 + 0.8*rng.Float64())
+	}
+	return in, []*autodiff.Var[T]{in.kappa, in.betaRow, in.alphaC, in.a, in.alphaA, in.c, in.h, in.wc, in.alphaR}
+}
+
+// The unrolled K = 4 gate kernels give the generic kernels' bits, values
+// and every gradient, and the float64 form still passes the gradient check
+// through them (linkGateGradCheck uses K = 3, the generic path).
+func TestLinkGate4MatchesGeneric(t *testing.T) {
+	t.Run("float32", func(t *testing.T) { linkGate4MatchesGeneric[float32](t) })
+	t.Run("float64", func(t *testing.T) { linkGate4MatchesGeneric[float64](t) })
+	n, K := 7, 4
+	in, inputs := randGateInputs[float64](rand.New(rand.NewPCG(22, 22)), n, K)
+	rel, err := autodiff.GradCheck(func(tp *autodiff.Tape[float64]) (*autodiff.Var[float64], error) { return linkGate(tp, in, n, K), nil }, inputs, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel > 1e-6 {
+		t.Errorf("K = 4: relative gradient error %.3g", rel)
+	}
+}
+
+func linkGate4MatchesGeneric[T autodiff.Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 23))
+	n, K := 2*gateBlock+37, 4
+	in, inputs := randGateInputs[T](rng, n, K)
+	for i := range in.c.Value.Data {
+		in.c.Value.Data[i] = T(math.Pow(10, -12*rng.Float64())) // down to 1e-12, below the 1e-9 of log(c+1e-9)
+	}
+	seed := tensor.NewDense[T](n, K)
+	for i := range seed.Data {
+		seed.Data[i] = T(rng.NormFloat64())
+	}
+	run := func(generic bool) [][]T {
+		in.generic = generic
+		for _, v := range inputs {
+			v.ZeroGrad()
+		}
+		var tp autodiff.Tape[T]
+		out := linkGate(&tp, in, n, K)
+		if p := autodiff.OpOf[gateOp[T]](out); p.gate4() == generic {
+			t.Fatalf("generic %v: the unrolled kernels are %v", generic, p.gate4())
+		}
+		if err := tp.BackwardSeeded(out, seed); err != nil {
+			t.Fatal(err)
+		}
+		res := [][]T{slices.Clone(out.Value.Data)}
+		for _, v := range inputs {
+			res = append(res, slices.Clone(v.Grad.Data))
+		}
+		return res
+	}
+	fast, generic := run(false), run(true)
+	for q := range fast {
+		for i, x := range fast[q] {
+			if y := generic[q][i]; x != y && !(x != x && y != y) {
+				t.Fatalf("result %d element %d: %v unrolled, %v generic", q, i, x, y)
+			}
+		}
+	}
+}
 
 // BenchmarkLinkGate is the default gate (K = 4, all three terms) on 27k
 // rows, about the node-level links of a DD batch: forward, and forward with
@@ -14,17 +86,7 @@ import (
 func BenchmarkLinkGate(b *testing.B) {
 	rng := rand.New(rand.NewPCG(21, 21))
 	n, K := 27000, 4
-	kappa := randVar[float32](rng, "kappa", n, 1, 0.5)
-	betaRow := randVar[float32](rng, "betaRow", 1, K, 1)
-	a := randVar[float32](rng, "a", n, K, 1)
-	h := randVar[float32](rng, "h", n, K, 1)
-	wc := randVar[float32](rng, "wc", K, K, 0.5)
-	c := randVar[float32](rng, "c", n, 1, 0)
-	for i := range c.Value.Data {
-		c.Value.Data[i] = float32(0.1 + 0.8*rng.Float64())
-	}
-	in := gateInputs[float32]{kappa: kappa, betaRow: betaRow, alphaC: randVar[float32](rng, "ac", 1, 1, 1),
-		a: a, alphaA: randVar[float32](rng, "aa", 1, 1, 1), c: c, h: h, wc: wc, alphaR: randVar[float32](rng, "ar", 1, 1, 1)}
+	in, _ := randGateInputs[float32](rng, n, K)
 	var tp autodiff.Tape[float32]
 	seed := tensor.NewDense[float32](n, K)
 	for i := range seed.Data {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -904,75 +903,6 @@ func linkGateGradCheck[T autodiff.Float](t *testing.T, eps, tol float64) {
 		}
 		if rel > tol {
 			t.Errorf("terms %03b: relative gradient error %.3g > %g", mask, rel, tol)
-		}
-	}
-}
-
-// The unrolled K = 4 gate kernels give the generic kernels' bits, values
-// and every gradient, and the float64 form still passes the gradient check
-// through them (linkGateGradCheck uses K = 3, the generic path).
-func TestLinkGate4MatchesGeneric(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { linkGate4MatchesGeneric[float32](t) })
-	t.Run("float64", func(t *testing.T) { linkGate4MatchesGeneric[float64](t) })
-	rng := rand.New(rand.NewPCG(22, 22))
-	n, K := 7, 4
-	in := gateInputs[float64]{kappa: randVar[float64](rng, "kappa", n, 1, 0.5), betaRow: randVar[float64](rng, "betaRow", 1, K, 1),
-		alphaC: randVar[float64](rng, "ac", 1, 1, 1), a: randVar[float64](rng, "a", n, K, 1), alphaA: randVar[float64](rng, "aa", 1, 1, 1),
-		c: randVar[float64](rng, "c", n, 1, 0), h: randVar[float64](rng, "h", n, K, 1), wc: randVar[float64](rng, "wc", K, K, 0.5),
-		alphaR: randVar[float64](rng, "ar", 1, 1, 1)}
-	for i := range in.c.Value.Data {
-		in.c.Value.Data[i] = 0.1 + 0.8*rng.Float64()
-	}
-	inputs := []*autodiff.Var[float64]{in.kappa, in.betaRow, in.alphaC, in.a, in.alphaA, in.c, in.h, in.wc, in.alphaR}
-	rel, err := autodiff.GradCheck(func(tp *autodiff.Tape[float64]) (*autodiff.Var[float64], error) { return linkGate(tp, in, n, K), nil }, inputs, 1e-6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rel > 1e-6 {
-		t.Errorf("K = 4: relative gradient error %.3g", rel)
-	}
-}
-
-func linkGate4MatchesGeneric[T autodiff.Float](t *testing.T) {
-	rng := rand.New(rand.NewPCG(23, 23))
-	n, K := 2*gateBlock+37, 4
-	in := gateInputs[T]{kappa: randVar[T](rng, "kappa", n, 1, 0.5), betaRow: randVar[T](rng, "betaRow", 1, K, 1),
-		alphaC: randVar[T](rng, "ac", 1, 1, 1), a: randVar[T](rng, "a", n, K, 1), alphaA: randVar[T](rng, "aa", 1, 1, 1),
-		c: randVar[T](rng, "c", n, 1, 0), h: randVar[T](rng, "h", n, K, 1), wc: randVar[T](rng, "wc", K, K, 0.5),
-		alphaR: randVar[T](rng, "ar", 1, 1, 1)}
-	for i := range in.c.Value.Data {
-		in.c.Value.Data[i] = T(math.Pow(10, -12*rng.Float64())) // down to 1e-12, below the 1e-9 of log(c+1e-9)
-	}
-	inputs := []*autodiff.Var[T]{in.kappa, in.betaRow, in.alphaC, in.a, in.alphaA, in.c, in.h, in.wc, in.alphaR}
-	seed := tensor.NewDense[T](n, K)
-	for i := range seed.Data {
-		seed.Data[i] = T(rng.NormFloat64())
-	}
-	run := func(generic bool) [][]T {
-		in.generic = generic
-		for _, v := range inputs {
-			v.ZeroGrad()
-		}
-		var tp autodiff.Tape[T]
-		out := linkGate(&tp, in, n, K)
-		if p := autodiff.OpOf[gateOp[T]](out); p.gate4() == generic {
-			t.Fatalf("generic %v: the unrolled kernels are %v", generic, p.gate4())
-		}
-		if err := tp.BackwardSeeded(out, seed); err != nil {
-			t.Fatal(err)
-		}
-		res := [][]T{slices.Clone(out.Value.Data)}
-		for _, v := range inputs {
-			res = append(res, slices.Clone(v.Grad.Data))
-		}
-		return res
-	}
-	fast, generic := run(false), run(true)
-	for q := range fast {
-		for i, x := range fast[q] {
-			if y := generic[q][i]; x != y && !(x != x && y != y) {
-				t.Fatalf("result %d element %d: %v unrolled, %v generic", q, i, x, y)
-			}
 		}
 	}
 }

@@ -80,8 +80,16 @@ func TestCapsConfig(t *testing.T) {
 // --cpuprofile writes a pprof profile of the run; an unwritable path is an
 // error before any training.
 func TestTrainCPUProfile(t *testing.T) {
+	checkCPUProfile(t, "train", "--task", "graph", "--data", "", "--epochs", "1", "--only-folds", "2", "--quiet")
+}
+
+// checkCPUProfile runs the command args with --cpuprofile: the profile file
+// is written and not empty, and an unwritable path is an error that names
+// the flag.
+func checkCPUProfile(t *testing.T, args ...string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "cpu.pprof")
-	code, _, errOut := runCLI("train", "--task", "graph", "--data", "", "--epochs", "1", "--only-folds", "2", "--quiet", "--cpuprofile", path)
+	code, _, errOut := runCLI(append(args[:len(args):len(args)], "--cpuprofile", path)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -90,7 +98,7 @@ func TestTrainCPUProfile(t *testing.T) {
 	} else if st.Size() == 0 {
 		t.Errorf("profile %s is empty", path)
 	}
-	code, _, errOut = runCLI("train", "--epochs", "1", "--cpuprofile", filepath.Join(t.TempDir(), "missing", "cpu.pprof"))
+	code, _, errOut = runCLI(append(args[:len(args):len(args)], "--cpuprofile", filepath.Join(t.TempDir(), "missing", "cpu.pprof"))...)
 	if code == 0 || !strings.Contains(errOut, "--cpuprofile") {
 		t.Errorf("unwritable profile path: exit %d, %q", code, errOut)
 	}
