@@ -8,6 +8,16 @@
 // full 8-column blocks and the masked tail (VMASKMOVPS never touches the
 // masked lanes, so a row may end anywhere), summed across lanes and stored
 // (or added) to dst[e].
+//
+// Rows go four at a time: each block of q is loaded once for the four
+// rows, and the four lane sums share their horizontal additions. Every dot
+// still sees the same operations in the same order as a row on its own
+// (the one-row loop that takes the last n mod 4): FMAs over the blocks and
+// the tail, then lanes i+4 added to lanes i, then (x0+x1)+(x2+x3).
+//
+// Registers: DI dst, SI q, DX h, R8 stride in bytes, R9 idx, CX rows left,
+// R10 the bytes of full blocks, BX the byte offset within a row, AX and
+// R11-R13 row addresses, Y15 the tail mask, Y14 the tail of q.
 TEXT ·gatherDotAVX(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI
 	MOVQ q+8(FP), SI
@@ -17,51 +27,121 @@ TEXT ·gatherDotAVX(SB), NOSPLIT, $0-72
 	MOVQ idx+32(FP), R9
 	MOVQ n+40(FP), CX
 	MOVQ blocks+48(FP), R10
+	SHLQ $5, R10
 	MOVQ mask+64(FP), BX
 	TESTQ BX, BX
-	JZ gstart
+	JZ g4loop
 	VMOVDQU (BX), Y15
-	MOVQ R10, R11
-	SHLQ $5, R11
-	VMASKMOVPS (SI)(R11*1), Y15, Y14 // the tail of q
-gstart:
+	VMASKMOVPS (SI)(R10*1), Y15, Y14 // the tail of q
+
+g4loop:
+	CMPQ CX, $4
+	JLT g1loop
+	MOVLQSX (R9), AX
+	IMULQ R8, AX
+	ADDQ DX, AX
+	MOVLQSX 4(R9), R11
+	IMULQ R8, R11
+	ADDQ DX, R11
+	MOVLQSX 8(R9), R12
+	IMULQ R8, R12
+	ADDQ DX, R12
+	MOVLQSX 12(R9), R13
+	IMULQ R8, R13
+	ADDQ DX, R13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ BX, BX
+	CMPQ BX, R10
+	JEQ g4tail
+
+g4block:
+	VMOVUPS (SI)(BX*1), Y8
+	VFMADD231PS (AX)(BX*1), Y8, Y0
+	VFMADD231PS (R11)(BX*1), Y8, Y1
+	VFMADD231PS (R12)(BX*1), Y8, Y2
+	VFMADD231PS (R13)(BX*1), Y8, Y3
+	ADDQ $32, BX
+	CMPQ BX, R10
+	JNE g4block
+
+g4tail:
+	CMPQ mask+64(FP), $0
+	JEQ g4sum
+	VMASKMOVPS (AX)(BX*1), Y15, Y4
+	VMASKMOVPS (R11)(BX*1), Y15, Y5
+	VMASKMOVPS (R12)(BX*1), Y15, Y6
+	VMASKMOVPS (R13)(BX*1), Y15, Y7
+	VFMADD231PS Y14, Y4, Y0
+	VFMADD231PS Y14, Y5, Y1
+	VFMADD231PS Y14, Y6, Y2
+	VFMADD231PS Y14, Y7, Y3
+
+g4sum:
+	VEXTRACTF128 $1, Y0, X4
+	VEXTRACTF128 $1, Y1, X5
+	VEXTRACTF128 $1, Y2, X6
+	VEXTRACTF128 $1, Y3, X7
+	VADDPS X4, X0, X0
+	VADDPS X5, X1, X1
+	VADDPS X6, X2, X2
+	VADDPS X7, X3, X3
+	VHADDPS X1, X0, X0 // a0+a1, a2+a3, b0+b1, b2+b3
+	VHADDPS X3, X2, X2 // the same for c and d
+	VHADDPS X2, X0, X0 // the four dots
+	CMPB acc+56(FP), $0
+	JEQ g4store
+	VADDPS (DI), X0, X0
+
+g4store:
+	VMOVUPS X0, (DI)
+	ADDQ $16, DI
+	ADDQ $16, R9
+	SUBQ $4, CX
+	JMP g4loop
+
+g1loop:
 	TESTQ CX, CX
 	JZ gdone
-gloop:
-	MOVLQSX (R9), R11
-	IMULQ R8, R11
-	LEAQ (DX)(R11*1), R12
-	MOVQ SI, R13
-	MOVQ R10, AX
+	MOVLQSX (R9), AX
+	IMULQ R8, AX
+	ADDQ DX, AX
 	VXORPS Y0, Y0, Y0
-	TESTQ AX, AX
-	JZ gtail
-gblock:
-	VMOVUPS (R12), Y1
-	VFMADD231PS (R13), Y1, Y0
-	ADDQ $32, R12
-	ADDQ $32, R13
-	DECQ AX
-	JNZ gblock
-gtail:
-	TESTQ BX, BX
-	JZ gsum
-	VMASKMOVPS (R12), Y15, Y1
+	XORQ BX, BX
+	CMPQ BX, R10
+	JEQ g1tail
+
+g1block:
+	VMOVUPS (AX)(BX*1), Y1
+	VFMADD231PS (SI)(BX*1), Y1, Y0
+	ADDQ $32, BX
+	CMPQ BX, R10
+	JNE g1block
+
+g1tail:
+	CMPQ mask+64(FP), $0
+	JEQ g1sum
+	VMASKMOVPS (AX)(BX*1), Y15, Y1
 	VFMADD231PS Y14, Y1, Y0
-gsum:
+
+g1sum:
 	VEXTRACTF128 $1, Y0, X1
 	VADDPS X1, X0, X0
 	VHADDPS X0, X0, X0
 	VHADDPS X0, X0, X0
 	CMPB acc+56(FP), $0
-	JE gstore
+	JEQ g1store
 	VADDSS (DI), X0, X0
-gstore:
+
+g1store:
 	VMOVSS X0, (DI)
 	ADDQ $4, DI
 	ADDQ $4, R9
 	DECQ CX
-	JNZ gloop
+	JMP g1loop
+
 gdone:
 	VZEROUPPER
 	RET
