@@ -45,7 +45,9 @@ type linkIndex struct {
 //     E×K weight matrix needs no reordering.
 //   - by child row: row i·K+k of a child-side result sums the links of
 //     child i, cPtr[i·K+k]:cPtr[i·K+k+1], reading parent row cSrc[q] with
-//     the weight at flat position cPair[q] = e·K+k of an E×K matrix.
+//     the weight at flat position cPair[q] = e·K+k of an E×K matrix. The K
+//     rows of a child read the same parents in the same order, so they are
+//     groups of tensor.AggregateGroups.
 type pairIndex struct {
 	ptr, child        []int32
 	cPtr, cSrc, cPair []int32

@@ -29,6 +29,32 @@ func aggregateRowsAVX(dst, h, w []float32, c int, ptr, src []int32, acc bool, lo
 	}
 }
 
+// aggregateGroupsAVX is aggregateRowsAVX for rows of 17-23 columns with
+// weights in groups of g rows that share their sources (AggregateGroups):
+// two rows of a group at a time go through axpyRows16Tail2, which reads
+// each source row once for both; an odd group's last row goes alone. lo
+// and hi are multiples of g.
+func aggregateGroupsAVX(dst, h, w []float32, c int, ptr, src []int32, acc bool, lo, hi, g int) {
+	mask := &tailMasks[8-(c-16)]
+	for s := lo; s < hi; s += g {
+		v := s
+		for ; v+1 < s+g; v += 2 {
+			e0, e1 := ptr[v], ptr[v+1]
+			n := int(e1 - e0)
+			if n == 0 {
+				if !acc {
+					clear(dst[v*c : (v+2)*c])
+				}
+				continue
+			}
+			axpyRows16Tail2(&dst[v*c], &h[0], c, &src[e0], &w[e0], &w[e1], n, acc, mask)
+		}
+		if v < s+g {
+			aggregateRowsAVX(dst, h, w, c, ptr, src, acc, v, v+1)
+		}
+	}
+}
+
 // axpyRowAVX sets row (length c) to (acc ? row : 0) + Σ_{e<n} w[e]·h[idx[e]·c : +c]
 // with the assembly kernels (w nil: unit weights).
 // idx and w point at n ≥ 1 entries; every idx[e] is a row of h.

@@ -50,6 +50,13 @@ func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc
 //go:noescape
 func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)
 
+// axpyRows16Tail2 is axpyRows16Tail for two output rows, dst[0:stride]
+// with weights w0 and dst[stride:2·stride] with w1, that sum the same
+// source rows: each source row is read once for both.
+//
+//go:noescape
+func axpyRows16Tail2(dst *float32, h *float32, stride int, idx *int32, w0, w1 *float32, n int, acc bool, mask *int32)
+
 // tanhAddDotBlocksAVX sets tau = tanh(x+y) (float32 rational approximation,
 // |error| ≤ 1e-6) over k consecutive blocks of m elements (m a multiple of
 // 8) and out[b] = Σ w·tau over block b; y and tau may be nil.

@@ -338,3 +338,107 @@ q16sum:
 	VMASKMOVPS Y2, Y15, 64(DI)
 	VZEROUPPER
 	RET
+
+// func axpyRows16Tail2(dst *float32, h *float32, stride int, idx *int32, w0, w1 *float32, n int, acc bool, mask *int32)
+//
+// axpyRows16Tail for two output rows that sum the same source rows of h
+// with their own weights: dst[0:stride] with w0 and the next row,
+// dst[stride:2·stride], with w1. Each source row is read once for both.
+// Each output row gets the operations of axpyRows16Tail in the same order
+// (even terms onto the old row or zero, odd terms onto zero, then the two
+// added), so the results are the same bits.
+//
+// Y0-Y2 and Y3-Y5 are the two chains of row 0, Y6-Y8 and Y9-Y11 those of
+// row 1; Y12, Y13 the broadcast weights, Y14 a masked tail, Y15 the mask.
+TEXT ·axpyRows16Tail2(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ idx+24(FP), R8
+	MOVQ w0+32(FP), R9
+	MOVQ w1+40(FP), R12
+	MOVQ n+48(FP), CX
+	MOVBLZX acc+56(FP), AX
+	MOVQ mask+64(FP), BX
+	VMOVDQU (BX), Y15
+	LEAQ (DI)(DX*1), R13 // the second output row
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ AX, AX
+	JZ t2pairs
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMASKMOVPS 64(DI), Y15, Y2
+	VMOVUPS (R13), Y6
+	VMOVUPS 32(R13), Y7
+	VMASKMOVPS 64(R13), Y15, Y8
+t2pairs: // two terms per iteration into two sets of accumulators
+	CMPQ CX, $2
+	JLT t2single
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	MOVLQSX 4(R8), R11
+	IMULQ DX, R11
+	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R12), Y13
+	VMASKMOVPS 64(SI)(R10*1), Y15, Y14
+	VFMADD231PS (SI)(R10*1), Y12, Y0
+	VFMADD231PS 32(SI)(R10*1), Y12, Y1
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS (SI)(R10*1), Y13, Y6
+	VFMADD231PS 32(SI)(R10*1), Y13, Y7
+	VFMADD231PS Y14, Y13, Y8
+	VBROADCASTSS 4(R9), Y12
+	VBROADCASTSS 4(R12), Y13
+	VMASKMOVPS 64(SI)(R11*1), Y15, Y14
+	VFMADD231PS (SI)(R11*1), Y12, Y3
+	VFMADD231PS 32(SI)(R11*1), Y12, Y4
+	VFMADD231PS Y14, Y12, Y5
+	VFMADD231PS (SI)(R11*1), Y13, Y9
+	VFMADD231PS 32(SI)(R11*1), Y13, Y10
+	VFMADD231PS Y14, Y13, Y11
+	ADDQ $8, R8
+	ADDQ $8, R9
+	ADDQ $8, R12
+	SUBQ $2, CX
+	JMP t2pairs
+t2single:
+	TESTQ CX, CX
+	JZ t2sum
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R12), Y13
+	VMASKMOVPS 64(SI)(R10*1), Y15, Y14
+	VFMADD231PS (SI)(R10*1), Y12, Y0
+	VFMADD231PS 32(SI)(R10*1), Y12, Y1
+	VFMADD231PS Y14, Y12, Y2
+	VFMADD231PS (SI)(R10*1), Y13, Y6
+	VFMADD231PS 32(SI)(R10*1), Y13, Y7
+	VFMADD231PS Y14, Y13, Y8
+t2sum:
+	VADDPS Y3, Y0, Y0
+	VADDPS Y4, Y1, Y1
+	VADDPS Y5, Y2, Y2
+	VADDPS Y9, Y6, Y6
+	VADDPS Y10, Y7, Y7
+	VADDPS Y11, Y8, Y8
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMASKMOVPS Y2, Y15, 64(DI)
+	VMOVUPS Y6, (R13)
+	VMOVUPS Y7, 32(R13)
+	VMASKMOVPS Y8, Y15, 64(R13)
+	VZEROUPPER
+	RET

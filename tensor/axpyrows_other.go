@@ -26,6 +26,10 @@ func axpyRowsTail(dst *float32, h *float32, stride int, idx *int32, w *float32, 
 	panic("tensor: axpyRowsTail without AVX2")
 }
 
+func axpyRows16Tail2(dst *float32, h *float32, stride int, idx *int32, w0, w1 *float32, n int, acc bool, mask *int32) {
+	panic("tensor: axpyRows16Tail2 without AVX2")
+}
+
 func vecAdd32(dst, a, b *float32, n int)      { panic("tensor: vecAdd32 without AVX2") }
 func vecMul32(dst, a, b *float32, n int)      { panic("tensor: vecMul32 without AVX2") }
 func vecMulAdd32(dst, a, b *float32, n int)   { panic("tensor: vecMulAdd32 without AVX2") }

@@ -63,3 +63,66 @@ func TestAggregateRejectsBadSources(t *testing.T) {
 	dst := NewDense[float32](1, 8)
 	Aggregate(dst, []int32{0, 1}, []int32{2}, nil, h, false)
 }
+
+// TestAggregateGroupsMatchesAggregate checks that AggregateGroups gives
+// Aggregate's bits: groups of g rows with the same sources and their own
+// weights, odd and even g (an odd group's last row goes alone), empty
+// groups, the last row of h as a source, and widths inside and outside the
+// paired kernel's 17-23 columns.
+func TestAggregateGroupsMatchesAggregate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const groups, hRows = 30, 25
+	for _, c := range []int{8, 16, 17, 18, 23, 24, 40} {
+		h := NewDense[float32](hRows, c)
+		for i := range h.Data {
+			h.Data[i] = rng.Float32()*2 - 1
+		}
+		for _, g := range []int{1, 2, 3, 4} {
+			ptr := []int32{0}
+			var src []int32
+			var w []float32
+			for range groups {
+				links := make([]int32, rng.IntN(7)) // some groups empty
+				for i := range links {
+					links[i] = int32(rng.IntN(hRows))
+				}
+				if len(links) > 0 && rng.IntN(4) == 0 {
+					links[0] = hRows - 1
+				}
+				for range g {
+					for _, s := range links {
+						src = append(src, s)
+						w = append(w, rng.Float32()*2-1)
+					}
+					ptr = append(ptr, int32(len(src)))
+				}
+			}
+			for _, acc := range []bool{false, true} {
+				got := NewDense[float32](groups*g, c)
+				want := NewDense[float32](groups*g, c)
+				for i := range got.Data {
+					got.Data[i] = float32(i%5) - 2
+					want.Data[i] = got.Data[i]
+				}
+				AggregateGroups(got, ptr, src, w, h, g, acc)
+				Aggregate(want, ptr, src, w, h, acc)
+				for i := range got.Data {
+					if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
+						t.Fatalf("c=%d g=%d acc=%v: element %d = %v, Aggregate gives %v", c, g, acc, i, got.Data[i], want.Data[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestAggregateGroupsRejectsPartialGroup(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("3 rows in groups of 2: no panic")
+		}
+	}()
+	h := NewDense[float32](2, 18)
+	dst := NewDense[float32](3, 18)
+	AggregateGroups(dst, []int32{0, 0, 0, 0}, nil, []float32{}, h, 2, false)
+}

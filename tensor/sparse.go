@@ -20,7 +20,7 @@ func SpMM[T Float](dst *Dense[T], a *CSR[T], b *Dense[T], accumulate bool) {
 	if a.Cols != b.Rows || dst.Rows != a.Rows || dst.Cols != b.Cols {
 		panic(fmt.Sprintf("tensor: SpMM shape mismatch: a %d×%d, b %d×%d, dst %d×%d", a.Rows, a.Cols, b.Rows, b.Cols, dst.Rows, dst.Cols))
 	}
-	aggregate(dst, a.Indptr, a.Indices, a.Data, b, accumulate)
+	aggregate(dst, a.Indptr, a.Indices, a.Data, b, 1, accumulate)
 }
 
 // Aggregate is SpMM on a graph stored as CSR by target: for every target v,
@@ -33,29 +33,57 @@ func Aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], acc
 		panic(fmt.Sprintf("tensor: Aggregate shape mismatch: %d targets, %d sources, %d weights, h %d×%d, dst %d×%d",
 			len(ptr)-1, len(src), len(w), h.Rows, h.Cols, dst.Rows, dst.Cols))
 	}
-	aggregate(dst, ptr, src, w, h, accumulate)
+	aggregate(dst, ptr, src, w, h, 1, accumulate)
 }
 
-func aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], accumulate bool) {
+// AggregateGroups is Aggregate for targets in groups of g consecutive rows
+// that sum the same sources with their own weights: for every group, the
+// lists src[ptr[v]:ptr[v+1]] of its rows v are equal (the caller's promise;
+// it is not checked). The K perspective rows ξ_{i,k} of a routing child,
+// which each sum over the child's links, are such a group. dst.Rows must be
+// a multiple of g. The result is Aggregate's, bit for bit; the float32
+// kernel for rows of 17-23 columns reads each source row once for two rows
+// of a group.
+func AggregateGroups[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], g int, accumulate bool) {
+	if len(ptr) == 0 || dst.Rows != len(ptr)-1 || dst.Cols != h.Cols || (w != nil && len(w) != len(src)) {
+		panic(fmt.Sprintf("tensor: AggregateGroups shape mismatch: %d targets, %d sources, %d weights, h %d×%d, dst %d×%d",
+			len(ptr)-1, len(src), len(w), h.Rows, h.Cols, dst.Rows, dst.Cols))
+	}
+	if g < 1 || dst.Rows%g != 0 {
+		panic(fmt.Sprintf("tensor: AggregateGroups: %d targets are not groups of %d", dst.Rows, g))
+	}
+	aggregate(dst, ptr, src, w, h, g, accumulate)
+}
+
+// aggregate runs Aggregate in parallel over groups of g rows (g = 1: rows).
+func aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], g int, accumulate bool) {
 	rows := dst.Rows
 	if rows == 0 {
 		return
 	}
 	checkSources(src, h.Rows)
 	k := kernel[T]{kind: kAggregateRows}
-	k.dst, k.a, k.ptr, k.idx, k.w, k.acc = dst, h, ptr, src, w, accumulate
-	k.launch(rows, (len(src)/rows+1)*max(h.Cols, 1))
+	k.dst, k.a, k.ptr, k.idx, k.w, k.acc, k.width = dst, h, ptr, src, w, accumulate, g
+	k.launch(rows/g, (len(src)/rows+1)*max(h.Cols, 1)*g)
 }
 
 // aggregateRows uses dst, a (= h), ptr, idx (= sources), w, acc. The
 // element-type switch runs once per chunk so that the inner loop calls
 // gonum's axpy directly: at 10-20 non-zeros per row the per-call overhead is
 // a good part of the cost.
+//
+// width is the group size g of AggregateGroups: lo and hi count groups.
 func aggregateRows[T Float](k *kernel[T], lo, hi int) {
+	g := k.width
+	lo, hi = lo*g, hi*g
 	switch d := any(k.dst.Data).(type) {
 	case []float32:
 		w, _ := any(k.w).([]float32)
 		if haveAVX2FMA && k.dst.Cols >= 1 {
+			if g > 1 && w != nil && k.dst.Cols > 16 && k.dst.Cols < 24 {
+				aggregateGroupsAVX(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi, g)
+				return
+			}
 			aggregateRowsAVX(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi)
 			return
 		}
