@@ -62,6 +62,17 @@ type Tape[T Float] struct {
 	// NoGrad makes the tape record nothing: ops compute values only and
 	// their outputs do not require gradients (evaluation mode).
 	NoGrad bool
+	// ReleaseGrads makes Backward zero each tape node's gradient as soon as
+	// the node's op has passed it on to the op's inputs, while it is still
+	// in cache, instead of zeroing every node's gradient before the next
+	// backward pass (a pass over all of them, from memory). After Backward
+	// the tape nodes' gradients then read zero; the gradients of leaves
+	// (parameters, inputs) are not affected. Training steps, which only use
+	// the parameters' gradients, set it.
+	ReleaseGrads bool
+	// dirty is whether a node's gradient may be non-zero outside Backward:
+	// after a pass without ReleaseGrads, or one that did not finish.
+	dirty bool
 }
 
 // Reset rewinds the tape for a new forward pass. Vars returned by the
@@ -117,8 +128,8 @@ func Any[T Float](vs ...*Var[T]) bool {
 
 // Backward computes the gradient of loss, which must be 1×1 and produced on
 // this tape, with respect to every Var on the tape and every parameter
-// reachable from it. Gradients of tape nodes are reset first; parameter
-// gradients accumulate.
+// reachable from it. Gradients of tape nodes start from zero (but see
+// ReleaseGrads); parameter gradients accumulate.
 func (t *Tape[T]) Backward(loss *Var[T]) error {
 	if loss.Value.Rows != 1 || loss.Value.Cols != 1 {
 		return fmt.Errorf("autodiff: Backward needs a 1×1 loss, got %d×%d", loss.Value.Rows, loss.Value.Cols)
@@ -141,13 +152,11 @@ func (t *Tape[T]) BackwardSeeded(out *Var[T], seed *tensor.Dense[T]) error {
 		if t.nodes[i] == out {
 			last = i
 		}
-		if t.nodes[i].requiresGrad {
-			t.nodes[i].Grad.Zero()
-		}
 	}
 	if last < 0 {
 		return fmt.Errorf("autodiff: output was not recorded on this tape since the last Reset")
 	}
+	t.zeroGrads()
 	if seed != nil {
 		copy(out.Grad.Data, seed.Data)
 	} else {
@@ -157,9 +166,42 @@ func (t *Tape[T]) BackwardSeeded(out *Var[T], seed *tensor.Dense[T]) error {
 	}
 	for i := last; i >= 0; i-- {
 		v := t.nodes[i]
-		if v.requiresGrad && v.op != nil {
+		if !v.requiresGrad {
+			continue
+		}
+		if v.op != nil {
 			v.op.Backward(v)
 		}
+		if t.ReleaseGrads {
+			v.Grad.Zero()
+		}
 	}
+	t.dirty = !t.ReleaseGrads
 	return nil
+}
+
+// zeroGrads makes every tape node's gradient zero for a backward pass.
+//
+// Without ReleaseGrads it zeroes the gradients of this pass's nodes. Under
+// ReleaseGrads a clean tape needs nothing: each gradient was zeroed once
+// used, a node's gradient is only written by the ops that consume the
+// node (which come later on the tape, so run earlier in Backward), and
+// Dense.Reshape keeps the zeros beyond a buffer's old length when it
+// grows. A dirty tape is zeroed in full, every node it holds up to each
+// buffer's capacity, so that the invariant holds from then on. The tape
+// stays dirty until a ReleaseGrads pass finishes.
+func (t *Tape[T]) zeroGrads() {
+	switch {
+	case !t.ReleaseGrads:
+		for _, v := range t.nodes[:t.n] {
+			if v.requiresGrad {
+				v.Grad.Zero()
+			}
+		}
+	case t.dirty:
+		for _, v := range t.nodes {
+			clear(v.Grad.Data[:cap(v.Grad.Data)])
+		}
+	}
+	t.dirty = true
 }

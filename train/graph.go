@@ -136,6 +136,7 @@ func newGraphTrainer(m GraphModel, ds *data.GraphDataset, split data.Split, cfg 
 		}
 	}
 	tr.eval.NoGrad = true
+	tr.tape.ReleaseGrads = true // the step reads only parameter gradients
 	return tr, nil
 }
 

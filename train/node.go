@@ -137,6 +137,7 @@ func newNodeTrainer(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Con
 		}
 	}
 	tr.eval.NoGrad = true
+	tr.tape.ReleaseGrads = true // the step reads only parameter gradients
 	return tr, nil
 }
 
