@@ -39,8 +39,17 @@ const defaultEvalBatch = 128
 // evalNodes bounds the nodes of an evaluation batch (a batch always holds
 // at least one graph): the routing's per-link matrices of 128 DD graphs
 // (36k nodes) miss the cache, which made scoring a graph cost more than
-// training on one; small-graph sets (MUTAG, NCI1) still take 128 at once.
-const evalNodes = 4096
+// training on one. At 1024 nodes a pass stays in the cache even with a
+// fold on each core; MUTAG still takes 128 graphs at once.
+const evalNodes = 1024
+
+// DefaultMicroBatchNodes is the default node bound of a training
+// micro-batch (GraphProtocol.MicroBatchNodes). A step's tape holds about 7
+// KB of values and gradients per node, so a 16-graph DD batch (4,500 nodes
+// on average) does not fit the caches, and with a fold on each core the two
+// folds evict each other's data. Passes of at most 128 nodes keep a tape
+// near 1 MB (docs/graph-speed.md has the measurements).
+const DefaultMicroBatchNodes = 128
 
 // GraphProtocol is the graph-classification protocol of DESIGN §6:
 // stratified k-fold cross-validation with a fixed fold seed, a stratified
@@ -53,6 +62,13 @@ type GraphProtocol struct {
 	ValFrac   float64 // inner validation fraction (default data.DefaultInnerVal = 0.1)
 	BatchSize int     // training mini-batch (default DefaultBatchSize = 16)
 	EvalBatch int     // evaluation mini-batch (default 128; does not change results)
+	// MicroBatchNodes bounds the nodes of the micro-batches in which a
+	// training mini-batch goes through the model (default
+	// DefaultMicroBatchNodes; a micro-batch always holds at least one
+	// graph). Their gradients add up to the mini-batch's before its one
+	// optimiser step, so it is a speed and memory setting: results change
+	// only through float rounding and the order of the dropout draws.
+	MicroBatchNodes int
 	// Parallel is the number of folds trained at once (default 1). Results
 	// do not depend on it: every fold has its own model, seed and buffers.
 	Parallel int
@@ -73,6 +89,9 @@ func (p GraphProtocol) withDefaults() GraphProtocol {
 	}
 	if p.EvalBatch == 0 {
 		p.EvalBatch = defaultEvalBatch
+	}
+	if p.MicroBatchNodes == 0 {
+		p.MicroBatchNodes = DefaultMicroBatchNodes
 	}
 	if p.Parallel < 1 {
 		p.Parallel = 1
@@ -98,8 +117,7 @@ type graphTrainer struct {
 	ds         *data.GraphDataset
 	split      data.Split
 	cfg        Config
-	batchSize  int
-	evalBatch  int
+	sizes      graphBatching
 	opt        optim.Optimizer
 	params     []*autodiff.Var[float32]
 	rng        *rand.Rand
@@ -110,7 +128,14 @@ type graphTrainer struct {
 	rows       []int32
 }
 
-func newGraphTrainer(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize, evalBatch int, seed uint64) (*graphTrainer, error) {
+// graphBatching is how a fold's graphs go through the model: training
+// mini-batches of size graphs in micro-batches of at most microNodes nodes,
+// and evaluation batches of at most eval graphs (and evalNodes nodes).
+type graphBatching struct {
+	size, microNodes, eval int
+}
+
+func newGraphTrainer(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64) (*graphTrainer, error) {
 	for _, set := range [][]int32{split.Train, split.Val, split.Test} {
 		for _, g := range set {
 			if g < 0 || int(g) >= len(ds.Graphs) {
@@ -121,14 +146,14 @@ func newGraphTrainer(m GraphModel, ds *data.GraphDataset, split data.Split, cfg 
 	if len(split.Train) == 0 || len(split.Val) == 0 {
 		return nil, fmt.Errorf("train: empty training or validation set")
 	}
-	if batchSize < 1 || evalBatch < 1 {
-		return nil, fmt.Errorf("train: batch sizes %d, %d must be positive", batchSize, evalBatch)
+	if sizes.size < 1 || sizes.eval < 1 || sizes.microNodes < 1 {
+		return nil, fmt.Errorf("train: batch sizes %d, %d and micro-batch bound %d must be positive", sizes.size, sizes.eval, sizes.microNodes)
 	}
 	opt, err := NewOptimizer(cfg, m.Groups())
 	if err != nil {
 		return nil, err
 	}
-	tr := &graphTrainer{m: m, ds: ds, split: split, cfg: cfg, batchSize: batchSize, evalBatch: evalBatch, opt: opt,
+	tr := &graphTrainer{m: m, ds: ds, split: split, cfg: cfg, sizes: sizes, opt: opt,
 		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	for _, g := range m.Groups() {
 		if !g.Frozen {
@@ -153,8 +178,50 @@ func (tr *graphTrainer) setLabels() error {
 }
 
 // step trains on the graphs idx and returns the mean loss and the number
-// of correctly classified graphs (in training mode).
+// of correctly classified graphs (in training mode). The graphs go through
+// the model in micro-batches of at most sizes.microNodes nodes, whose
+// losses are weighted by their share of the graphs, so that the parameter
+// gradients add up to those of the whole mini-batch before the one
+// optimiser step.
 func (tr *graphTrainer) step(epoch int, idx []int32) (float64, int, error) {
+	lv, correct, err := tr.gradients(epoch, idx)
+	if err != nil {
+		return lv, 0, err
+	}
+	if tr.cfg.Clip > 0 {
+		if _, err := optim.ClipGradNorm(tr.params, tr.cfg.Clip); err != nil {
+			return lv, 0, fmt.Errorf("train: epoch %d: %w: %w", epoch, ErrNonFinite, err)
+		}
+	}
+	if err := tr.opt.Step(); err != nil {
+		return lv, 0, fmt.Errorf("train: epoch %d: %w", epoch, err)
+	}
+	return lv, correct, nil
+}
+
+// gradients sets the parameters' gradients to those of the mean loss over
+// the graphs idx, one micro-batch at a time, and returns the mean loss and
+// the number of correctly classified graphs.
+func (tr *graphTrainer) gradients(epoch int, idx []int32) (float64, int, error) {
+	tr.opt.ZeroGrad()
+	lv, correct := 0.0, 0
+	for lo, hi := 0, 0; lo < len(idx); lo = hi {
+		hi = tr.batchEnd(idx, lo, len(idx), tr.sizes.microNodes)
+		share := float64(hi-lo) / float64(len(idx))
+		l, c, err := tr.microStep(epoch, idx[lo:hi], share)
+		if err != nil {
+			return l, 0, err
+		}
+		lv += l * share
+		correct += c
+	}
+	return lv, correct, nil
+}
+
+// microStep runs forward and backward on the graphs idx, adding the
+// gradient of share × their mean loss to the parameters' gradients, and
+// returns the mean loss and the number of correctly classified graphs.
+func (tr *graphTrainer) microStep(epoch int, idx []int32, share float64) (float64, int, error) {
 	if err := tr.batch.Build(tr.ds, idx); err != nil {
 		return 0, 0, err
 	}
@@ -169,17 +236,11 @@ func (tr *graphTrainer) step(epoch int, idx []int32) (float64, int, error) {
 		return lv, 0, fmt.Errorf("train: epoch %d: training loss is %v: %w", epoch, lv, ErrNonFinite)
 	}
 	correct := int(math.Round(autodiff.Accuracy(&logits.Value, tr.labels, tr.rows) * float64(len(idx))))
-	tr.opt.ZeroGrad()
+	if share != 1 {
+		loss = autodiff.Scale(&tr.tape, loss, share)
+	}
 	if err := tr.tape.Backward(loss); err != nil {
 		return lv, 0, err
-	}
-	if tr.cfg.Clip > 0 {
-		if _, err := optim.ClipGradNorm(tr.params, tr.cfg.Clip); err != nil {
-			return lv, 0, fmt.Errorf("train: epoch %d: %w: %w", epoch, ErrNonFinite, err)
-		}
-	}
-	if err := tr.opt.Step(); err != nil {
-		return lv, 0, fmt.Errorf("train: epoch %d: %w", epoch, err)
 	}
 	return lv, correct, nil
 }
@@ -191,8 +252,8 @@ func (tr *graphTrainer) epoch(epoch int) (float64, float64, error) {
 	tr.order = data.ShuffleInto(tr.order, tr.split.Train, tr.rng)
 	n := len(tr.order)
 	sum, correct := 0.0, 0
-	for lo := 0; lo < n; lo += tr.batchSize {
-		hi := min(lo+tr.batchSize, n)
+	for lo := 0; lo < n; lo += tr.sizes.size {
+		hi := min(lo+tr.sizes.size, n)
 		lv, c, err := tr.step(epoch, tr.order[lo:hi])
 		if err != nil {
 			return 0, 0, err
@@ -203,13 +264,14 @@ func (tr *graphTrainer) epoch(epoch int) (float64, float64, error) {
 	return sum / float64(n), float64(correct) / float64(n), nil
 }
 
-// evalEnd returns the end of the evaluation batch of set that starts at
-// lo: up to evalBatch graphs and evalNodes nodes, at least one graph.
-func (tr *graphTrainer) evalEnd(set []int32, lo int) int {
+// batchEnd returns the end of the batch of set that starts at lo: up to
+// maxGraphs graphs and maxNodes nodes in all, and at least one graph
+// however large.
+func (tr *graphTrainer) batchEnd(set []int32, lo, maxGraphs, maxNodes int) int {
 	hi, nodes := lo+1, tr.ds.Graphs[set[lo]].Graph.N
-	for hi < len(set) && hi-lo < tr.evalBatch {
+	for hi < len(set) && hi-lo < maxGraphs {
 		nodes += tr.ds.Graphs[set[hi]].Graph.N
-		if nodes > evalNodes {
+		if nodes > maxNodes {
 			break
 		}
 		hi++
@@ -225,7 +287,7 @@ func (tr *graphTrainer) evaluate(set []int32) (acc, loss float64, err error) {
 	}
 	correct := 0.0
 	for lo, hi := 0, 0; lo < len(set); lo = hi {
-		hi = tr.evalEnd(set, lo)
+		hi = tr.batchEnd(set, lo, tr.sizes.eval, evalNodes)
 		if err := tr.batch.Build(tr.ds, set[lo:hi]); err != nil {
 			return 0, 0, err
 		}
@@ -249,11 +311,11 @@ func (tr *graphTrainer) evaluate(set []int32) (acc, loss float64, err error) {
 // only at improving epochs. progress, if non-nil, is called after every
 // epoch (its TestAcc is that of the best epoch so far).
 func RunGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, progress func(Epoch)) (Result, error) {
-	return runGraph(m, ds, split, cfg, batchSize, defaultEvalBatch, seed, progress)
+	return runGraph(m, ds, split, cfg, graphBatching{batchSize, DefaultMicroBatchNodes, defaultEvalBatch}, seed, progress)
 }
 
-func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize, evalBatch int, seed uint64, progress func(Epoch)) (Result, error) {
-	tr, err := newGraphTrainer(m, ds, split, cfg, batchSize, evalBatch, seed)
+func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, progress func(Epoch)) (Result, error) {
+	tr, err := newGraphTrainer(m, ds, split, cfg, sizes, seed)
 	if err != nil {
 		return Result{}, err
 	}
@@ -301,7 +363,7 @@ func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config,
 // median ignores the runtime's own rare allocations, see StepAllocs).
 func GraphStepAllocs(m GraphModel, ds *data.GraphDataset, idx []int32, cfg Config) (float64, error) {
 	split := data.Split{Train: idx, Val: idx}
-	tr, err := newGraphTrainer(m, ds, split, cfg, len(idx), len(idx), 0)
+	tr, err := newGraphTrainer(m, ds, split, cfg, graphBatching{len(idx), DefaultMicroBatchNodes, len(idx)}, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -364,7 +426,7 @@ func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol
 		if onEpoch != nil {
 			cb = func(e Epoch) { mu.Lock(); onEpoch(f, e); mu.Unlock() }
 		}
-		r, err := runGraph(m, ds, splits[f], cfg, p.BatchSize, p.EvalBatch, seed, cb)
+		r, err := runGraph(m, ds, splits[f], cfg, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch}, seed, cb)
 		if err != nil {
 			return fmt.Errorf("fold %d (seed %d): %w", f, seed, err)
 		}

@@ -17,6 +17,7 @@ import (
 type graphFlags struct {
 	task                                    string
 	folds, foldSeed, batch, parallel, first int
+	microNodes                              int
 	modelSet                                bool
 }
 
@@ -26,6 +27,9 @@ func (g *graphFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&g.foldSeed, "fold-seed", 0, "graph: seed of the fold assignment (fixed across models)")
 	fs.IntVar(&g.first, "only-folds", 0, "graph: run only the first N folds (0: all)")
 	fs.IntVar(&g.batch, "batch", train.DefaultBatchSize, "graph: training mini-batch size (graphs)")
+	fs.IntVar(&g.microNodes, "micro-batch-nodes", train.DefaultMicroBatchNodes,
+		"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs), whose gradients add up before the step; "+
+			"a speed and memory setting that changes results only through rounding and dropout draws")
 	fs.IntVar(&g.parallel, "parallel", 1, "runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it")
 }
 
@@ -63,8 +67,8 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 	if f.edges != "" {
 		return usagef("--edges gives a node-classification dataset; graph classification reads TU datasets")
 	}
-	if f.graph.folds < 2 || f.graph.batch < 1 {
-		return usagef("--folds must be at least 2 and --batch at least 1")
+	if f.graph.folds < 2 || f.graph.batch < 1 || f.graph.microNodes < 1 {
+		return usagef("--folds must be at least 2, --batch and --micro-batch-nodes at least 1")
 	}
 	name := f.model
 	if !f.graph.modelSet {
@@ -90,7 +94,7 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	proto := train.GraphProtocol{Folds: f.graph.folds, FoldSeed: uint64(f.graph.foldSeed), FirstSeed: uint64(f.firstSeed),
-		BatchSize: f.graph.batch, Parallel: f.graph.parallel, OnlyFolds: f.graph.first}
+		BatchSize: f.graph.batch, MicroBatchNodes: f.graph.microNodes, Parallel: f.graph.parallel, OnlyFolds: f.graph.first}
 	nodes := 0
 	for _, g := range ds.Graphs {
 		nodes += g.Graph.N
