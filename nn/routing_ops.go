@@ -203,11 +203,7 @@ func linkInner[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, x, z *autod
 
 // forwardParents: h_{e,k} = (s⊙z_j)·x_{i,k}, one gathered dot per pair.
 func (p *linkInnerOp[T]) forwardParents(lo, hi int) {
-	d, pi := p.d, p.pairs
-	for j := lo; j < hi; j++ {
-		a, b := pi.ptr[j], pi.ptr[j+1]
-		tensor.GatherDot(p.out.Value.Data[a:b], p.zs.Data[j*d:(j+1)*d], &p.xv, pi.child[a:b], false)
-	}
+	tensor.GatherDotSegments(p.out.Value.Data, p.zs.Data, &p.xv, p.pairs.ptr, p.pairs.child, lo, hi, false)
 }
 
 // Backward implements autodiff.Op: ∂z_j[c] += s_c·Σ_e Σ_k G_ek·x_{i,k}[c]
@@ -291,11 +287,7 @@ func gatherPairs[T autodiff.Float](dst, w []T, pair []int32) []T {
 
 // backwardParents: ∂w_ek += G_j·x_{i,k}, one gathered dot per pair.
 func (p *linkSumOp[T]) backwardParents(lo, hi int) {
-	d, pi := p.d, p.pairs
-	for j := lo; j < hi; j++ {
-		a, b := pi.ptr[j], pi.ptr[j+1]
-		tensor.GatherDot(p.w.Grad.Data[a:b], p.out.Grad.Data[j*d:(j+1)*d], &p.xv, pi.child[a:b], true)
-	}
+	tensor.GatherDotSegments(p.w.Grad.Data, p.out.Grad.Data, &p.xv, p.pairs.ptr, p.pairs.child, lo, hi, true)
 }
 
 // Backward implements autodiff.Op: ∂w_ek += G_j·x_{i,k} by parents, and

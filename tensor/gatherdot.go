@@ -41,3 +41,44 @@ func GatherDot[T Float](dst, q []T, h *Dense[T], idx []int32, accumulate bool) {
 		}
 	}
 }
+
+// GatherDotSegments is GatherDot for the segments j in [lo, hi) of a CSR
+// layout: dst[e] (+)= q_j·h[idx[e]] for e in [ptr[j], ptr[j+1]), with q_j
+// the j-th row of q (rows of h.Cols values). It is one call, and one check
+// of the row indices, for many short segments (a parent's links in
+// routing), which would otherwise each pay GatherDot's call and check.
+// Results are GatherDot's, bit for bit.
+func GatherDotSegments[T Float](dst, q []T, h *Dense[T], ptr, idx []int32, lo, hi int, accumulate bool) {
+	if lo < 0 || hi < lo || hi >= len(ptr) {
+		panic(fmt.Sprintf("tensor: GatherDotSegments: segments [%d, %d) of %d", lo, hi, len(ptr)-1))
+	}
+	c := h.Cols
+	e0, e1 := int(ptr[lo]), int(ptr[hi])
+	if len(q) < hi*c || len(dst) < e1 || len(idx) < e1 || e1 < e0 {
+		panic(fmt.Sprintf("tensor: GatherDotSegments shape mismatch: q %d, h %d×%d, dst %d, idx %d, pairs %d-%d",
+			len(q), h.Rows, h.Cols, len(dst), len(idx), e0, e1))
+	}
+	for j := lo; j < hi; j++ {
+		if ptr[j] > ptr[j+1] {
+			panic(fmt.Sprintf("tensor: GatherDotSegments: segment %d ends at %d before it starts at %d", j, ptr[j+1], ptr[j]))
+		}
+	}
+	checkSources(idx[e0:e1], h.Rows)
+	if d, ok := any(dst).([]float32); ok && haveAVX2FMA && c > 0 {
+		var mask *int32
+		if t := c % 8; t > 0 {
+			mask = &tailMasks[8-t]
+		}
+		q32, h32 := any(q).([]float32), any(h.Data).([]float32)
+		for j := lo; j < hi; j++ {
+			if a, b := ptr[j], ptr[j+1]; a < b {
+				gatherDotAVX(&d[a], &q32[j*c], &h32[0], c, &idx[a], int(b-a), c/8, accumulate, mask)
+			}
+		}
+		return
+	}
+	for j := lo; j < hi; j++ {
+		a, b := ptr[j], ptr[j+1]
+		GatherDot(dst[a:b], q[j*c:(j+1)*c], h, idx[a:b], accumulate)
+	}
+}

@@ -117,6 +117,88 @@ func TestGatherDotRowsAlone(t *testing.T) {
 	}
 }
 
+// TestGatherDotSegments compares GatherDotSegments over sub-ranges of
+// segments, empty ones included, with one GatherDot call per segment, bit
+// for bit, in float32 and float64; pairs outside [lo, hi) stay untouched.
+func TestGatherDotSegments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const rows, segs = 20, 12
+	for _, c := range []int{3, 8, 18, 33} {
+		h := NewDense[float32](rows, c)
+		for i := range h.Data {
+			h.Data[i] = rng.Float32()*2 - 1
+		}
+		h64 := NewDense[float64](rows, c)
+		for i, v := range h.Data {
+			h64.Data[i] = float64(v)
+		}
+		q := make([]float32, segs*c)
+		for i := range q {
+			q[i] = rng.Float32()*2 - 1
+		}
+		q64 := make([]float64, len(q))
+		for i, v := range q {
+			q64[i] = float64(v)
+		}
+		ptr := []int32{0}
+		var idx []int32
+		for range segs {
+			for n := rng.IntN(7); n > 0; n-- {
+				idx = append(idx, int32(rng.IntN(rows)))
+			}
+			ptr = append(ptr, int32(len(idx)))
+		}
+		for _, r := range [][2]int{{0, segs}, {3, 8}, {5, 5}} {
+			for _, acc := range []bool{false, true} {
+				got, want := make([]float32, len(idx)), make([]float32, len(idx))
+				got64, want64 := make([]float64, len(idx)), make([]float64, len(idx))
+				for i := range got {
+					got[i] = float32(i%4) - 1
+					want[i], got64[i], want64[i] = got[i], float64(got[i]), float64(got[i])
+				}
+				GatherDotSegments(got, q, h, ptr, idx, r[0], r[1], acc)
+				GatherDotSegments(got64, q64, h64, ptr, idx, r[0], r[1], acc)
+				for j := r[0]; j < r[1]; j++ {
+					a, b := ptr[j], ptr[j+1]
+					GatherDot(want[a:b], q[j*c:(j+1)*c], h, idx[a:b], acc)
+					GatherDot(want64[a:b], q64[j*c:(j+1)*c], h64, idx[a:b], acc)
+				}
+				for e := range got {
+					if math.Float32bits(got[e]) != math.Float32bits(want[e]) || got64[e] != want64[e] {
+						t.Fatalf("c=%d segments %v acc=%v: dst[%d] = %v, %v; want %v, %v", c, r, acc, e, got[e], got64[e], want[e], want64[e])
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestGatherDotSegmentsRejectsBadInput(t *testing.T) {
+	h := NewDense[float32](3, 4)
+	q := make([]float32, 8)
+	for _, tc := range []struct {
+		name     string
+		ptr, idx []int32
+		q        []float32
+		hi       int
+	}{
+		{"row outside h", []int32{0, 1, 2}, []int32{0, 3}, q, 2},
+		{"segment backwards", []int32{0, 2, 1}, []int32{0, 1}, q, 2},
+		{"short q", []int32{0, 1, 2}, []int32{0, 1}, q[:5], 2},
+		{"short idx", []int32{0, 1, 3}, []int32{0, 1}, q, 2},
+		{"past the segments", []int32{0, 1, 2}, []int32{0, 1}, q, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			GatherDotSegments(make([]float32, 4), tc.q, h, tc.ptr, tc.idx, 0, tc.hi, false)
+		})
+	}
+}
+
 func TestGatherDotRejectsBadInput(t *testing.T) {
 	h := NewDense[float32](3, 4)
 	for _, tc := range []struct {
