@@ -45,7 +45,9 @@ func (b *bencher) graphProtocolNote() string {
 		ep = fmt.Sprintf("%d epoch(s)", b.f.epochs)
 	}
 	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch (stratified 10%% validation split inside each training fold), "+
-		"mean ± std (population) over the folds of protocol %q, fold seed 0, model seeds %d-%d, %s, batch %d. "+
+		"mean ± std (population) over the folds of protocol %q, fold seed 0, model seeds %d-%d, %s, batch %d "+
+		"(in micro-batches of at most %d nodes). "+
 		"Param: trainable parameters. Runtime: training wall time per fold in seconds (evaluation every epoch, GOMAXPROCS %d).",
-		b.graphProtocol().Name(), b.f.firstSeed, b.f.firstSeed+b.f.folds-1, ep, train.DefaultBatchSize, runtime.GOMAXPROCS(0))
+		b.graphProtocol().Name(), b.f.firstSeed, b.f.firstSeed+b.f.folds-1, ep, train.DefaultBatchSize,
+		train.DefaultMicroBatchNodes, runtime.GOMAXPROCS(0))
 }
