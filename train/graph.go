@@ -305,7 +305,8 @@ func (tr *graphTrainer) evaluate(set []int32) (acc, loss float64, err error) {
 }
 
 // RunGraph trains m on split.Train for cfg.Epochs epochs of shuffled
-// mini-batches of batchSize graphs, evaluates on split.Val after every
+// mini-batches of batchSize graphs (each in micro-batches of at most
+// DefaultMicroBatchNodes nodes, see GraphProtocol), evaluates on split.Val after every
 // epoch and returns the test accuracy at the epoch of best validation
 // accuracy (ties: lower validation loss), DESIGN §6. The test set is scored
 // only at improving epochs. progress, if non-nil, is called after every
