@@ -71,6 +71,12 @@ func axpyRowAVX(row, h []float32, c int, idx *int32, w *float32, n int, acc bool
 			sumRows32(&row[j], &h[j], c, idx, n, acc)
 		}
 	}
+	axpyRowRest(row, h, c, j, idx, w, n, acc)
+}
+
+// axpyRowRest is axpyRowAVX for the columns from j on, a multiple of 32:
+// 8-column blocks and the masked tail.
+func axpyRowRest(row, h []float32, c, j int, idx *int32, w *float32, n int, acc bool) {
 	for ; j+8 <= c; j += 8 {
 		if w != nil {
 			axpyRows8(&row[j], &h[j], c, idx, w, n, acc)

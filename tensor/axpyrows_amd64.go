@@ -57,6 +57,20 @@ func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32
 //go:noescape
 func axpyRows16Tail2(dst *float32, h *float32, stride int, idx *int32, w0, w1 *float32, n int, acc bool, mask *int32)
 
+// gemmRows32 is a 32-column block of a dense product a·b for rows output
+// rows with axpyRows32's arithmetic: dst[r·ldd : +32] = (acc ? dst[r·ldd :
+// +32] : 0) + Σ_{p<k} a[r·lda+p]·b[p·ldb : +32]. The caller guarantees
+// every row read and written lies in its slice.
+//
+//go:noescape
+func gemmRows32(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool)
+
+// gemmRows16Tail is gemmRows32 for products of 17-23 columns (mask as in
+// axpyRows16Tail), with axpyRows16Tail's arithmetic.
+//
+//go:noescape
+func gemmRows16Tail(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32)
+
 // tanhAddDotBlocksAVX sets tau = tanh(x+y) (float32 rational approximation,
 // |error| ≤ 1e-6) over k consecutive blocks of m elements (m a multiple of
 // 8) and out[b] = Σ w·tau over block b; y and tau may be nil.

@@ -442,3 +442,167 @@ t2sum:
 	VMASKMOVPS Y8, Y15, 64(R13)
 	VZEROUPPER
 	RET
+
+// func gemmRows32(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool)
+//
+// A 32-column block of a dense product, row by row: for each of rows output
+// rows r, dst[r·ldd : +32] = (acc ? dst[r·ldd : +32] : 0) + Σ_{p<k}
+// a[r·lda+p]·b[p·ldb : +32]. Each row gets axpyRows32's operations in its
+// order (even terms onto the old row or zero, odd terms onto zero, then the
+// two added), so the results are the same bits; here the rows of b follow
+// each other at a fixed stride instead of through an index vector, and one
+// call covers all rows.
+TEXT ·gemmRows32(SB), NOSPLIT, $0-65
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	SHLQ $2, DX
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R8
+	SHLQ $2, R8
+	MOVQ b+32(FP), R9
+	MOVQ ldb+40(FP), R10
+	SHLQ $2, R10
+	MOVQ rows+56(FP), BX
+	MOVBLZX acc+64(FP), AX
+	TESTQ BX, BX
+	JZ g32done
+g32row:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	TESTQ AX, AX
+	JZ g32zero
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+g32zero:
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	MOVQ k+48(FP), CX
+	MOVQ R9, R11 // b's row p
+	MOVQ SI, R12 // a[r·lda + p]
+g32pairs: // two terms per iteration into two sets of accumulators
+	CMPQ CX, $2
+	JLT g32single
+	LEAQ (R11)(R10*1), R13
+	VBROADCASTSS (R12), Y4
+	VBROADCASTSS 4(R12), Y5
+	VFMADD231PS (R11), Y4, Y0
+	VFMADD231PS 32(R11), Y4, Y1
+	VFMADD231PS 64(R11), Y4, Y2
+	VFMADD231PS 96(R11), Y4, Y3
+	VFMADD231PS (R13), Y5, Y8
+	VFMADD231PS 32(R13), Y5, Y9
+	VFMADD231PS 64(R13), Y5, Y10
+	VFMADD231PS 96(R13), Y5, Y11
+	LEAQ (R13)(R10*1), R11
+	ADDQ $8, R12
+	SUBQ $2, CX
+	JMP g32pairs
+g32single:
+	TESTQ CX, CX
+	JZ g32sum
+	VBROADCASTSS (R12), Y4
+	VFMADD231PS (R11), Y4, Y0
+	VFMADD231PS 32(R11), Y4, Y1
+	VFMADD231PS 64(R11), Y4, Y2
+	VFMADD231PS 96(R11), Y4, Y3
+g32sum:
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y1, Y1
+	VADDPS Y10, Y2, Y2
+	VADDPS Y11, Y3, Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ DX, DI
+	ADDQ R8, SI
+	DECQ BX
+	JNZ g32row
+g32done:
+	VZEROUPPER
+	RET
+
+// func gemmRows16Tail(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32)
+//
+// gemmRows32 for products 17-23 columns wide (two full 8-column blocks and
+// the masked tail, the first 1-7 lanes of mask): each row gets
+// axpyRows16Tail's operations in its order, so the results are the same
+// bits.
+TEXT ·gemmRows16Tail(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	SHLQ $2, DX
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R8
+	SHLQ $2, R8
+	MOVQ b+32(FP), R9
+	MOVQ ldb+40(FP), R10
+	SHLQ $2, R10
+	MOVQ rows+56(FP), BX
+	MOVBLZX acc+64(FP), AX
+	MOVQ mask+72(FP), R13
+	VMOVDQU (R13), Y15
+	TESTQ BX, BX
+	JZ h16done
+h16row:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	TESTQ AX, AX
+	JZ h16zero
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMASKMOVPS 64(DI), Y15, Y2
+h16zero:
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	MOVQ k+48(FP), CX
+	MOVQ R9, R11 // b's row p
+	MOVQ SI, R12 // a[r·lda + p]
+h16pairs: // two terms per iteration into two sets of accumulators
+	CMPQ CX, $2
+	JLT h16single
+	LEAQ (R11)(R10*1), R13
+	VBROADCASTSS (R12), Y4
+	VBROADCASTSS 4(R12), Y5
+	VFMADD231PS (R11), Y4, Y0
+	VFMADD231PS 32(R11), Y4, Y1
+	VMASKMOVPS 64(R11), Y15, Y6
+	VFMADD231PS Y6, Y4, Y2
+	VFMADD231PS (R13), Y5, Y8
+	VFMADD231PS 32(R13), Y5, Y9
+	VMASKMOVPS 64(R13), Y15, Y7
+	VFMADD231PS Y7, Y5, Y10
+	LEAQ (R13)(R10*1), R11
+	ADDQ $8, R12
+	SUBQ $2, CX
+	JMP h16pairs
+h16single:
+	TESTQ CX, CX
+	JZ h16sum
+	VBROADCASTSS (R12), Y4
+	VFMADD231PS (R11), Y4, Y0
+	VFMADD231PS 32(R11), Y4, Y1
+	VMASKMOVPS 64(R11), Y15, Y6
+	VFMADD231PS Y6, Y4, Y2
+h16sum:
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y1, Y1
+	VADDPS Y10, Y2, Y2
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMASKMOVPS Y2, Y15, 64(DI)
+	ADDQ DX, DI
+	ADDQ R8, SI
+	DECQ BX
+	JNZ h16row
+h16done:
+	VZEROUPPER
+	RET

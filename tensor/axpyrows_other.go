@@ -30,6 +30,14 @@ func axpyRows16Tail2(dst *float32, h *float32, stride int, idx *int32, w0, w1 *f
 	panic("tensor: axpyRows16Tail2 without AVX2")
 }
 
+func gemmRows32(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool) {
+	panic("tensor: gemmRows32 without AVX2")
+}
+
+func gemmRows16Tail(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32) {
+	panic("tensor: gemmRows16Tail without AVX2")
+}
+
 func vecAdd32(dst, a, b *float32, n int)      { panic("tensor: vecAdd32 without AVX2") }
 func vecMul32(dst, a, b *float32, n int)      { panic("tensor: vecMul32 without AVX2") }
 func vecMulAdd32(dst, a, b *float32, n int)   { panic("tensor: vecMulAdd32 without AVX2") }

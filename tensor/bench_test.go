@@ -38,6 +38,8 @@ func BenchmarkGemm(b *testing.B) {
 		{2708, 18, 64, false, true},   // its input gradient, ∂Y Wᵀ
 		{2708, 64, 64, false, false},  // hidden 64→64
 		{512, 512, 512, false, false}, // square
+		{128, 9, 36, false, false},    // routing's predictions in a 128-node micro-batch
+		{128, 18, 64, false, false},   // its alignment half a·W1
 	} {
 		b.Run(fmt.Sprintf("%dx%dx%d_tA=%v_tB=%v", s.m, s.k, s.n, s.ta, s.tb), func(b *testing.B) {
 			ar, ac, br, bc := s.m, s.k, s.k, s.n

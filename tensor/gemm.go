@@ -209,14 +209,38 @@ func transposeInto[T Float](dst, m *Dense[T]) {
 // gemmRows computes rows [lo, hi) of dst (+)= a·b (float32 only, see
 // gemmRowsFit): row i aggregates b's rows weighted by row i of a. Gemm has
 // already returned for an empty inner dimension, so every row has terms.
+// Products 17-23 columns wide and the 32-column blocks of wider ones run
+// all rows in one call (gemmRows16Tail, gemmRows32), with the arithmetic of
+// the row kernels that axpyRowAVX calls per row, so the bits do not depend
+// on the path (TestGemmRowsBlocks).
 func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	d, _ := any(k.dst.Data).([]float32)
 	a, _ := any(k.a.Data).([]float32)
 	b, _ := any(k.b.Data).([]float32)
 	n, kk := k.dst.Cols, k.a.Cols
+	if hi <= lo {
+		return
+	}
+	if n > 16 && n < 24 { // axpyRowAVX's one-pass width, for all rows at once
+		gemmRows16Tail(&d[lo*n], n, &a[lo*kk], kk, &b[0], n, kk, hi-lo, k.acc, &tailMasks[8-(n-16)])
+		return
+	}
+	if n < 32 {
+		for i := lo; i < hi; i++ {
+			row := d[i*n : (i+1)*n]
+			axpyRowAVX(row, b, n, &rowIdentity[0], &a[i*kk], kk, k.acc)
+		}
+		return
+	}
+	j := 0
+	for ; j+32 <= n; j += 32 {
+		gemmRows32(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, k.acc)
+	}
+	if j == n {
+		return
+	}
 	for i := lo; i < hi; i++ {
-		row := d[i*n : (i+1)*n]
-		axpyRowAVX(row, b, n, &rowIdentity[0], &a[i*kk], kk, k.acc)
+		axpyRowRest(d[i*n:(i+1)*n], b, n, j, &rowIdentity[0], &a[i*kk], kk, k.acc)
 	}
 }
 

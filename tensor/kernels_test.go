@@ -131,6 +131,39 @@ func testGemm[T Float](t *testing.T) {
 	}
 }
 
+// TestGemmRowsBlocks checks that the row kernel of Gemm, which runs
+// products 17-23 columns wide and the 32-column blocks of wider ones for all
+// rows at once (gemmRows16Tail, gemmRows32), gives the bits of the per-row
+// path (axpyRowAVX) for widths around the blocks, odd and even inner
+// dimensions, row sub-ranges and accumulation.
+func TestGemmRowsBlocks(t *testing.T) {
+	if !haveAVX2FMA {
+		t.Skip("no AVX2+FMA on this machine")
+	}
+	rng := rand.New(rand.NewPCG(15, 16))
+	const m = 7
+	for _, n := range []int{8, 17, 18, 23, 24, 32, 33, 36, 40, 64, 72, 100, 128} {
+		for _, k := range []int{1, 2, 3, 9, 18, 64} {
+			a, b := randDense[float32](rng, m, k), randDense[float32](rng, k, n)
+			for _, acc := range []bool{false, true} {
+				got, want := randDense[float32](rng, m, n), NewDense[float32](m, n)
+				copy(want.Data, got.Data)
+				kr := kernel[float32]{kind: kGemmRows, dst: got, a: a, b: b, acc: acc}
+				gemmRows(&kr, 0, 2)
+				gemmRows(&kr, 2, m)
+				for i := 0; i < m; i++ {
+					axpyRowAVX(want.Data[i*n:(i+1)*n], b.Data, n, &rowIdentity[0], &a.Data[i*k], k, acc)
+				}
+				for i, v := range got.Data {
+					if math.Float32bits(v) != math.Float32bits(want.Data[i]) {
+						t.Fatalf("n=%d k=%d acc=%v: element %d = %v, the row path gives %v", n, k, acc, i, v, want.Data[i])
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestGemmShapePanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
