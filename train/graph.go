@@ -306,11 +306,11 @@ func (tr *graphTrainer) evaluate(set []int32) (acc, loss float64, err error) {
 
 // RunGraph trains m on split.Train for cfg.Epochs epochs of shuffled
 // mini-batches of batchSize graphs (each in micro-batches of at most
-// DefaultMicroBatchNodes nodes, see GraphProtocol), evaluates on split.Val after every
-// epoch and returns the test accuracy at the epoch of best validation
-// accuracy (ties: lower validation loss), DESIGN §6. The test set is scored
-// only at improving epochs. progress, if non-nil, is called after every
-// epoch (its TestAcc is that of the best epoch so far).
+// DefaultMicroBatchNodes nodes, see GraphProtocol), evaluates on split.Val
+// after every epoch and returns the test accuracy at the epoch of best
+// validation accuracy (ties: lower validation loss), DESIGN §6. The test
+// set is scored only at improving epochs. progress, if non-nil, is called
+// after every epoch (its TestAcc is that of the best epoch so far).
 func RunGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, progress func(Epoch)) (Result, error) {
 	return runGraph(m, ds, split, cfg, graphBatching{batchSize, DefaultMicroBatchNodes, defaultEvalBatch}, seed, progress)
 }
