@@ -116,13 +116,25 @@ func TestAggregateGroupsMatchesAggregate(t *testing.T) {
 	}
 }
 
-func TestAggregateGroupsRejectsPartialGroup(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("3 rows in groups of 2: no panic")
-		}
-	}()
+func TestAggregateGroupsRejectsBadGroups(t *testing.T) {
 	h := NewDense[float32](2, 18)
-	dst := NewDense[float32](3, 18)
-	AggregateGroups(dst, []int32{0, 0, 0, 0}, nil, []float32{}, h, 2, false)
+	for _, tc := range []struct {
+		name     string
+		rows     int
+		ptr, src []int32
+	}{
+		{"3 rows in groups of 2", 3, []int32{0, 0, 0, 0}, nil},
+		{"other sources", 2, []int32{0, 1, 2}, []int32{0, 1}},
+		{"fewer sources", 2, []int32{0, 2, 3}, []int32{0, 1, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			dst := NewDense[float32](tc.rows, 18)
+			AggregateGroups(dst, tc.ptr, tc.src, make([]float32, len(tc.src)), h, 2, false)
+		})
+	}
 }

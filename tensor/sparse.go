@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -38,12 +39,11 @@ func Aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], acc
 
 // AggregateGroups is Aggregate for targets in groups of g consecutive rows
 // that sum the same sources with their own weights: for every group, the
-// lists src[ptr[v]:ptr[v+1]] of its rows v are equal (the caller's promise;
-// it is not checked). The K perspective rows ξ_{i,k} of a routing child,
-// which each sum over the child's links, are such a group. dst.Rows must be
-// a multiple of g. The result is Aggregate's, bit for bit; the float32
-// kernel for rows of 17-23 columns reads each source row once for two rows
-// of a group.
+// lists src[ptr[v]:ptr[v+1]] of its rows v must be equal. The K perspective
+// rows ξ_{i,k} of a routing child, which each sum over the child's links,
+// are such a group. dst.Rows must be a multiple of g. The result is
+// Aggregate's, bit for bit; the float32 kernel for rows of 17-23 columns
+// reads each source row once for two rows of a group.
 func AggregateGroups[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], g int, accumulate bool) {
 	if len(ptr) == 0 || dst.Rows != len(ptr)-1 || dst.Cols != h.Cols || (w != nil && len(w) != len(src)) {
 		panic(fmt.Sprintf("tensor: AggregateGroups shape mismatch: %d targets, %d sources, %d weights, h %d×%d, dst %d×%d",
@@ -52,7 +52,21 @@ func AggregateGroups[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T
 	if g < 1 || dst.Rows%g != 0 {
 		panic(fmt.Sprintf("tensor: AggregateGroups: %d targets are not groups of %d", dst.Rows, g))
 	}
+	checkGroups(ptr, src, g)
 	aggregate(dst, ptr, src, w, h, g, accumulate)
+}
+
+// checkGroups panics unless every row of each group of g rows has the
+// sources of the group's first row.
+func checkGroups(ptr, src []int32, g int) {
+	for s := 0; s+1 < len(ptr); s += g {
+		first := src[ptr[s]:ptr[s+1]]
+		for v := s + 1; v < s+g; v++ {
+			if !slices.Equal(src[ptr[v]:ptr[v+1]], first) {
+				panic(fmt.Sprintf("tensor: AggregateGroups: row %d does not have the sources of row %d, the first of its group", v, s))
+			}
+		}
+	}
 }
 
 // aggregate runs Aggregate in parallel over groups of g rows (g = 1: rows).
