@@ -2,6 +2,72 @@
 
 #include "textflag.h"
 
+// Pieces shared by the row-sum kernels below, which keep output rows in
+// registers across all their terms. A source row is at (base)(off*1); Y15
+// holds the tail mask where there is one.
+
+// ROW32 adds w times the 32 floats of a source row to a0-a3.
+#define ROW32(w, base, off, a0, a1, a2, a3) \
+	VFMADD231PS (base)(off*1), w, a0; \
+	VFMADD231PS 32(base)(off*1), w, a1; \
+	VFMADD231PS 64(base)(off*1), w, a2; \
+	VFMADD231PS 96(base)(off*1), w, a3
+
+// ROW16T adds w times a source row of 17-23 columns (two 8-column blocks
+// and the masked tail, loaded into t) to a0-a2.
+#define ROW16T(w, base, off, t, a0, a1, a2) \
+	VFMADD231PS (base)(off*1), w, a0; \
+	VFMADD231PS 32(base)(off*1), w, a1; \
+	VMASKMOVPS 64(base)(off*1), Y15, t; \
+	VFMADD231PS t, w, a2
+
+// ROW16T2 is ROW16T for two output rows at once, a0-a2 with weight w and
+// b0-b2 with weight v, loading the source row's tail once.
+#define ROW16T2(w, v, base, off, t, a0, a1, a2, b0, b1, b2) \
+	VMASKMOVPS 64(base)(off*1), Y15, t; \
+	VFMADD231PS (base)(off*1), w, a0; \
+	VFMADD231PS 32(base)(off*1), w, a1; \
+	VFMADD231PS t, w, a2; \
+	VFMADD231PS (base)(off*1), v, b0; \
+	VFMADD231PS 32(base)(off*1), v, b1; \
+	VFMADD231PS t, v, b2
+
+// LOAD32 and STORE32 move the 32 floats at p to and from a0-a3; LOAD16T and
+// STORE16T the 17-23 floats at p (masked by Y15) to and from a0-a2.
+#define LOAD32(p, a0, a1, a2, a3) \
+	VMOVUPS (p), a0; \
+	VMOVUPS 32(p), a1; \
+	VMOVUPS 64(p), a2; \
+	VMOVUPS 96(p), a3
+
+#define STORE32(p, a0, a1, a2, a3) \
+	VMOVUPS a0, (p); \
+	VMOVUPS a1, 32(p); \
+	VMOVUPS a2, 64(p); \
+	VMOVUPS a3, 96(p)
+
+#define LOAD16T(p, a0, a1, a2) \
+	VMOVUPS (p), a0; \
+	VMOVUPS 32(p), a1; \
+	VMASKMOVPS 64(p), Y15, a2
+
+#define STORE16T(p, a0, a1, a2) \
+	VMOVUPS a0, (p); \
+	VMOVUPS a1, 32(p); \
+	VMASKMOVPS a2, Y15, 64(p)
+
+// ADD4 adds b0-b3 into a0-a3 (the odd terms' chain into the even one's).
+#define ADD4(a0, a1, a2, a3, b0, b1, b2, b3) \
+	VADDPS b0, a0, a0; \
+	VADDPS b1, a1, a1; \
+	VADDPS b2, a2, a2; \
+	VADDPS b3, a3, a3
+
+#define ADD3(a0, a1, a2, b0, b1, b2) \
+	VADDPS b0, a0, a0; \
+	VADDPS b1, a1, a1; \
+	VADDPS b2, a2, a2
+
 // func axpyRows32(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
 //
 // dst[0:32] = (acc ? dst[0:32] : 0) + Σ_{e<n} w[e]·h[idx[e]·stride : idx[e]·stride+32],
@@ -25,10 +91,7 @@ TEXT ·axpyRows32(SB), NOSPLIT, $0-49
 	VXORPS Y3, Y3, Y3
 	TESTQ AX, AX
 	JZ r32loop0
-	VMOVUPS (DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMOVUPS 64(DI), Y2
-	VMOVUPS 96(DI), Y3
+	LOAD32(DI, Y0, Y1, Y2, Y3)
 r32loop0:
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
@@ -43,14 +106,8 @@ r32pairs: // two terms per iteration into two sets of accumulators
 	IMULQ DX, R11
 	VBROADCASTSS (R9), Y4
 	VBROADCASTSS 4(R9), Y5
-	VFMADD231PS (SI)(R10*1), Y4, Y0
-	VFMADD231PS 32(SI)(R10*1), Y4, Y1
-	VFMADD231PS 64(SI)(R10*1), Y4, Y2
-	VFMADD231PS 96(SI)(R10*1), Y4, Y3
-	VFMADD231PS (SI)(R11*1), Y5, Y8
-	VFMADD231PS 32(SI)(R11*1), Y5, Y9
-	VFMADD231PS 64(SI)(R11*1), Y5, Y10
-	VFMADD231PS 96(SI)(R11*1), Y5, Y11
+	ROW32(Y4, SI, R10, Y0, Y1, Y2, Y3)
+	ROW32(Y5, SI, R11, Y8, Y9, Y10, Y11)
 	ADDQ $8, R8
 	ADDQ $8, R9
 	SUBQ $2, CX
@@ -61,20 +118,10 @@ r32single:
 	MOVLQSX (R8), R10
 	IMULQ DX, R10
 	VBROADCASTSS (R9), Y4
-	VFMADD231PS (SI)(R10*1), Y4, Y0
-	VFMADD231PS 32(SI)(R10*1), Y4, Y1
-	VFMADD231PS 64(SI)(R10*1), Y4, Y2
-	VFMADD231PS 96(SI)(R10*1), Y4, Y3
+	ROW32(Y4, SI, R10, Y0, Y1, Y2, Y3)
 r32sum:
-	VADDPS Y8, Y0, Y0
-	VADDPS Y9, Y1, Y1
-	VADDPS Y10, Y2, Y2
-	VADDPS Y11, Y3, Y3
-r32done:
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
+	ADD4(Y0, Y1, Y2, Y3, Y8, Y9, Y10, Y11)
+	STORE32(DI, Y0, Y1, Y2, Y3)
 	VZEROUPPER
 	RET
 
@@ -295,9 +342,7 @@ TEXT ·axpyRows16Tail(SB), NOSPLIT, $0-64
 	VXORPS Y10, Y10, Y10
 	TESTQ AX, AX
 	JZ q16pairs
-	VMOVUPS (DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMASKMOVPS 64(DI), Y15, Y2
+	LOAD16T(DI, Y0, Y1, Y2)
 q16pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT q16single
@@ -307,14 +352,8 @@ q16pairs: // two terms per iteration into two sets of accumulators
 	IMULQ DX, R11
 	VBROADCASTSS (R9), Y4
 	VBROADCASTSS 4(R9), Y5
-	VFMADD231PS (SI)(R10*1), Y4, Y0
-	VFMADD231PS 32(SI)(R10*1), Y4, Y1
-	VMASKMOVPS 64(SI)(R10*1), Y15, Y6
-	VFMADD231PS Y6, Y4, Y2
-	VFMADD231PS (SI)(R11*1), Y5, Y8
-	VFMADD231PS 32(SI)(R11*1), Y5, Y9
-	VMASKMOVPS 64(SI)(R11*1), Y15, Y7
-	VFMADD231PS Y7, Y5, Y10
+	ROW16T(Y4, SI, R10, Y6, Y0, Y1, Y2)
+	ROW16T(Y5, SI, R11, Y7, Y8, Y9, Y10)
 	ADDQ $8, R8
 	ADDQ $8, R9
 	SUBQ $2, CX
@@ -325,17 +364,10 @@ q16single:
 	MOVLQSX (R8), R10
 	IMULQ DX, R10
 	VBROADCASTSS (R9), Y4
-	VFMADD231PS (SI)(R10*1), Y4, Y0
-	VFMADD231PS 32(SI)(R10*1), Y4, Y1
-	VMASKMOVPS 64(SI)(R10*1), Y15, Y6
-	VFMADD231PS Y6, Y4, Y2
+	ROW16T(Y4, SI, R10, Y6, Y0, Y1, Y2)
 q16sum:
-	VADDPS Y8, Y0, Y0
-	VADDPS Y9, Y1, Y1
-	VADDPS Y10, Y2, Y2
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	VMASKMOVPS Y2, Y15, 64(DI)
+	ADD3(Y0, Y1, Y2, Y8, Y9, Y10)
+	STORE16T(DI, Y0, Y1, Y2)
 	VZEROUPPER
 	RET
 
@@ -377,12 +409,8 @@ TEXT ·axpyRows16Tail2(SB), NOSPLIT, $0-72
 	VXORPS Y11, Y11, Y11
 	TESTQ AX, AX
 	JZ t2pairs
-	VMOVUPS (DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMASKMOVPS 64(DI), Y15, Y2
-	VMOVUPS (R13), Y6
-	VMOVUPS 32(R13), Y7
-	VMASKMOVPS 64(R13), Y15, Y8
+	LOAD16T(DI, Y0, Y1, Y2)
+	LOAD16T(R13, Y6, Y7, Y8)
 t2pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT t2single
@@ -392,22 +420,10 @@ t2pairs: // two terms per iteration into two sets of accumulators
 	IMULQ DX, R11
 	VBROADCASTSS (R9), Y12
 	VBROADCASTSS (R12), Y13
-	VMASKMOVPS 64(SI)(R10*1), Y15, Y14
-	VFMADD231PS (SI)(R10*1), Y12, Y0
-	VFMADD231PS 32(SI)(R10*1), Y12, Y1
-	VFMADD231PS Y14, Y12, Y2
-	VFMADD231PS (SI)(R10*1), Y13, Y6
-	VFMADD231PS 32(SI)(R10*1), Y13, Y7
-	VFMADD231PS Y14, Y13, Y8
+	ROW16T2(Y12, Y13, SI, R10, Y14, Y0, Y1, Y2, Y6, Y7, Y8)
 	VBROADCASTSS 4(R9), Y12
 	VBROADCASTSS 4(R12), Y13
-	VMASKMOVPS 64(SI)(R11*1), Y15, Y14
-	VFMADD231PS (SI)(R11*1), Y12, Y3
-	VFMADD231PS 32(SI)(R11*1), Y12, Y4
-	VFMADD231PS Y14, Y12, Y5
-	VFMADD231PS (SI)(R11*1), Y13, Y9
-	VFMADD231PS 32(SI)(R11*1), Y13, Y10
-	VFMADD231PS Y14, Y13, Y11
+	ROW16T2(Y12, Y13, SI, R11, Y14, Y3, Y4, Y5, Y9, Y10, Y11)
 	ADDQ $8, R8
 	ADDQ $8, R9
 	ADDQ $8, R12
@@ -420,26 +436,12 @@ t2single:
 	IMULQ DX, R10
 	VBROADCASTSS (R9), Y12
 	VBROADCASTSS (R12), Y13
-	VMASKMOVPS 64(SI)(R10*1), Y15, Y14
-	VFMADD231PS (SI)(R10*1), Y12, Y0
-	VFMADD231PS 32(SI)(R10*1), Y12, Y1
-	VFMADD231PS Y14, Y12, Y2
-	VFMADD231PS (SI)(R10*1), Y13, Y6
-	VFMADD231PS 32(SI)(R10*1), Y13, Y7
-	VFMADD231PS Y14, Y13, Y8
+	ROW16T2(Y12, Y13, SI, R10, Y14, Y0, Y1, Y2, Y6, Y7, Y8)
 t2sum:
-	VADDPS Y3, Y0, Y0
-	VADDPS Y4, Y1, Y1
-	VADDPS Y5, Y2, Y2
-	VADDPS Y9, Y6, Y6
-	VADDPS Y10, Y7, Y7
-	VADDPS Y11, Y8, Y8
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	VMASKMOVPS Y2, Y15, 64(DI)
-	VMOVUPS Y6, (R13)
-	VMOVUPS Y7, 32(R13)
-	VMASKMOVPS Y8, Y15, 64(R13)
+	ADD3(Y0, Y1, Y2, Y3, Y4, Y5)
+	ADD3(Y6, Y7, Y8, Y9, Y10, Y11)
+	STORE16T(DI, Y0, Y1, Y2)
+	STORE16T(R13, Y6, Y7, Y8)
 	VZEROUPPER
 	RET
 
@@ -473,32 +475,23 @@ g32row:
 	VXORPS Y3, Y3, Y3
 	TESTQ AX, AX
 	JZ g32zero
-	VMOVUPS (DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMOVUPS 64(DI), Y2
-	VMOVUPS 96(DI), Y3
+	LOAD32(DI, Y0, Y1, Y2, Y3)
 g32zero:
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
 	MOVQ k+48(FP), CX
-	MOVQ R9, R11 // b's row p
-	MOVQ SI, R12 // a[r·lda + p]
+	XORQ R11, R11 // the offset of b's row p
+	MOVQ SI, R12  // a[r·lda + p]
 g32pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT g32single
 	LEAQ (R11)(R10*1), R13
 	VBROADCASTSS (R12), Y4
 	VBROADCASTSS 4(R12), Y5
-	VFMADD231PS (R11), Y4, Y0
-	VFMADD231PS 32(R11), Y4, Y1
-	VFMADD231PS 64(R11), Y4, Y2
-	VFMADD231PS 96(R11), Y4, Y3
-	VFMADD231PS (R13), Y5, Y8
-	VFMADD231PS 32(R13), Y5, Y9
-	VFMADD231PS 64(R13), Y5, Y10
-	VFMADD231PS 96(R13), Y5, Y11
+	ROW32(Y4, R9, R11, Y0, Y1, Y2, Y3)
+	ROW32(Y5, R9, R13, Y8, Y9, Y10, Y11)
 	LEAQ (R13)(R10*1), R11
 	ADDQ $8, R12
 	SUBQ $2, CX
@@ -507,19 +500,10 @@ g32single:
 	TESTQ CX, CX
 	JZ g32sum
 	VBROADCASTSS (R12), Y4
-	VFMADD231PS (R11), Y4, Y0
-	VFMADD231PS 32(R11), Y4, Y1
-	VFMADD231PS 64(R11), Y4, Y2
-	VFMADD231PS 96(R11), Y4, Y3
+	ROW32(Y4, R9, R11, Y0, Y1, Y2, Y3)
 g32sum:
-	VADDPS Y8, Y0, Y0
-	VADDPS Y9, Y1, Y1
-	VADDPS Y10, Y2, Y2
-	VADDPS Y11, Y3, Y3
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
+	ADD4(Y0, Y1, Y2, Y3, Y8, Y9, Y10, Y11)
+	STORE32(DI, Y0, Y1, Y2, Y3)
 	ADDQ DX, DI
 	ADDQ R8, SI
 	DECQ BX
@@ -556,30 +540,22 @@ h16row:
 	VXORPS Y2, Y2, Y2
 	TESTQ AX, AX
 	JZ h16zero
-	VMOVUPS (DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMASKMOVPS 64(DI), Y15, Y2
+	LOAD16T(DI, Y0, Y1, Y2)
 h16zero:
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	MOVQ k+48(FP), CX
-	MOVQ R9, R11 // b's row p
-	MOVQ SI, R12 // a[r·lda + p]
+	XORQ R11, R11 // the offset of b's row p
+	MOVQ SI, R12  // a[r·lda + p]
 h16pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT h16single
 	LEAQ (R11)(R10*1), R13
 	VBROADCASTSS (R12), Y4
 	VBROADCASTSS 4(R12), Y5
-	VFMADD231PS (R11), Y4, Y0
-	VFMADD231PS 32(R11), Y4, Y1
-	VMASKMOVPS 64(R11), Y15, Y6
-	VFMADD231PS Y6, Y4, Y2
-	VFMADD231PS (R13), Y5, Y8
-	VFMADD231PS 32(R13), Y5, Y9
-	VMASKMOVPS 64(R13), Y15, Y7
-	VFMADD231PS Y7, Y5, Y10
+	ROW16T(Y4, R9, R11, Y6, Y0, Y1, Y2)
+	ROW16T(Y5, R9, R13, Y7, Y8, Y9, Y10)
 	LEAQ (R13)(R10*1), R11
 	ADDQ $8, R12
 	SUBQ $2, CX
@@ -588,17 +564,10 @@ h16single:
 	TESTQ CX, CX
 	JZ h16sum
 	VBROADCASTSS (R12), Y4
-	VFMADD231PS (R11), Y4, Y0
-	VFMADD231PS 32(R11), Y4, Y1
-	VMASKMOVPS 64(R11), Y15, Y6
-	VFMADD231PS Y6, Y4, Y2
+	ROW16T(Y4, R9, R11, Y6, Y0, Y1, Y2)
 h16sum:
-	VADDPS Y8, Y0, Y0
-	VADDPS Y9, Y1, Y1
-	VADDPS Y10, Y2, Y2
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	VMASKMOVPS Y2, Y15, 64(DI)
+	ADD3(Y0, Y1, Y2, Y8, Y9, Y10)
+	STORE16T(DI, Y0, Y1, Y2)
 	ADDQ DX, DI
 	ADDQ R8, SI
 	DECQ BX

@@ -225,21 +225,11 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 		gemmRows16Tail(&d[lo*n], n, &a[lo*kk], kk, &b[0], n, kk, hi-lo, k.acc, &tailMasks[8-(n-16)])
 		return
 	}
-	if n < 32 {
-		for i := lo; i < hi; i++ {
-			row := d[i*n : (i+1)*n]
-			axpyRowAVX(row, b, n, &rowIdentity[0], &a[i*kk], kk, k.acc)
-		}
-		return
-	}
 	j := 0
 	for ; j+32 <= n; j += 32 {
 		gemmRows32(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, k.acc)
 	}
-	if j == n {
-		return
-	}
-	for i := lo; i < hi; i++ {
+	for i := lo; i < hi && j < n; i++ {
 		axpyRowRest(d[i*n:(i+1)*n], b, n, j, &rowIdentity[0], &a[i*kk], kk, k.acc)
 	}
 }

@@ -165,8 +165,12 @@ func newGraphTrainer(m GraphModel, ds *data.GraphDataset, split data.Split, cfg 
 	return tr, nil
 }
 
-// setLabels points tr.labels and tr.rows at the batch's graphs.
-func (tr *graphTrainer) setLabels() error {
+// load builds tr.batch from the graphs idx and points tr.labels and
+// tr.rows at them.
+func (tr *graphTrainer) load(idx []int32) error {
+	if err := tr.batch.Build(tr.ds, idx); err != nil {
+		return err
+	}
 	if err := tr.labels.Set(tr.batch.Y, tr.ds.NumClasses); err != nil {
 		return err
 	}
@@ -222,10 +226,7 @@ func (tr *graphTrainer) gradients(epoch int, idx []int32) (float64, int, error) 
 // gradient of share × their mean loss to the parameters' gradients, and
 // returns the mean loss and the number of correctly classified graphs.
 func (tr *graphTrainer) microStep(epoch int, idx []int32, share float64) (float64, int, error) {
-	if err := tr.batch.Build(tr.ds, idx); err != nil {
-		return 0, 0, err
-	}
-	if err := tr.setLabels(); err != nil {
+	if err := tr.load(idx); err != nil {
 		return 0, 0, err
 	}
 	tr.tape.Reset()
@@ -288,10 +289,7 @@ func (tr *graphTrainer) evaluate(set []int32) (acc, loss float64, err error) {
 	correct := 0.0
 	for lo, hi := 0, 0; lo < len(set); lo = hi {
 		hi = tr.batchEnd(set, lo, tr.sizes.eval, evalNodes)
-		if err := tr.batch.Build(tr.ds, set[lo:hi]); err != nil {
-			return 0, 0, err
-		}
-		if err := tr.setLabels(); err != nil {
+		if err := tr.load(set[lo:hi]); err != nil {
 			return 0, 0, err
 		}
 		tr.eval.Reset()
