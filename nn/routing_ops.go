@@ -308,12 +308,20 @@ func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
 // alignBlock is the parent block of the deterministic reduction of ∂w.
 const alignBlock = 128
 
+// alignKeepMax bounds the float32 tanh values (E·K·d_align) that linkAlign
+// keeps for its backward pass: 2 MB, a micro-batch's worth (a 128-node
+// micro-batch of DD has about 800 links, 200 KB). Beyond it the backward
+// pass recomputes τ, which then costs less than reading it back from
+// memory. A variable only so that tests can take both paths.
+var alignKeepMax = 1 << 19
+
 type linkAlignOp[T autodiff.Float] struct {
 	p1, p2, w, out *autodiff.Var[T]
 	ix             *linkIndex
 	k, m           int
 	f32            bool      // T is float32: vector kernels that recompute τ (forwardParents32, backward32)
-	tau, delta     []T       // not float32: E×(K·m) tanh values, then G_ek·w_km·(1−τ²)
+	keep           bool      // tau holds the E×(K·m) tanh values
+	tau, delta     []T       // tanh values; not float32: G_ek·w_km·(1−τ²)
 	part           []float64 // per-block partial ∂w
 	fuseC          bool      // float32 on one goroutine: the parent pass also adds ∂P1
 	fwd, bwdP      func(lo, hi int)
@@ -344,7 +352,10 @@ func linkAlign[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, p1, p2, w *
 	p.p1, p.p2, p.w, p.out, p.ix, p.k, p.m = p1, p2, w, out, ix, K, m
 	var zero T
 	_, p.f32 = any(zero).(float32)
-	if !p.f32 { // float32 recomputes τ in the backward pass
+	// float32 keeps τ for the backward pass only while it fits in cache
+	// and recomputes it otherwise; float64 always keeps it.
+	p.keep = !p.f32 || (out.RequiresGrad() && E*K*m <= alignKeepMax)
+	if p.keep {
 		if cap(p.tau) < E*K*m {
 			p.tau = make([]T, E*K*m)
 		}
@@ -402,6 +413,10 @@ func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
 	if p.p2 != nil {
 		p2 = any(p.p2.Value.Data).([]float32)
 	}
+	var tau []float32
+	if p.keep {
+		tau = any(p.tau).([]float32)
+	}
 	for j := lo; j < hi; j++ {
 		var pj []float32
 		if p2 != nil {
@@ -409,7 +424,11 @@ func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
 		}
 		for e := int(l.Ptr[j]); e < int(l.Ptr[j+1]); e++ {
 			i := int(l.Child[e])
-			tensor.TanhAddDotBlocks(out[e*p.k:(e+1)*p.k], nil, p1[i*km:(i+1)*km], pj, w)
+			var te []float32
+			if tau != nil {
+				te = tau[e*km : (e+1)*km]
+			}
+			tensor.TanhAddDotBlocks(out[e*p.k:(e+1)*p.k], te, p1[i*km:(i+1)*km], pj, w)
 		}
 	}
 }
@@ -463,7 +482,8 @@ func (p *linkAlignOp[T]) backwardBlocks(lo, hi int) {
 }
 
 // backwardBlocks32 is backwardBlocks for float32: per link one vector
-// kernel (tensor.TanhAddDotBack2) recomputes τ and adds δ to ∂P2_j and
+// kernel (tensor.TanhDotBack, or TanhAddDotBack2 when τ was not kept and
+// is recomputed) adds δ to ∂P2_j and
 // G_ek·τ to the block's ∂w, and, with fuseC, δ to ∂P1_i as well. fuseC
 // scatters into the children's rows, so it is only taken on one goroutine
 // (all blocks, in order); the links of child i then arrive in increasing
@@ -493,13 +513,17 @@ func (p *linkAlignOp[T]) backwardBlocks32(lo, hi int, gradP2 bool) {
 				if p.fuseC {
 					gc = f.gp1[i*km : (i+1)*km]
 				}
-				tensor.TanhAddDotBack2(gp, gc, dw, f.p1[i*km:(i+1)*km], pj, f.w, f.grad[e*K:(e+1)*K])
+				if f.tau != nil {
+					tensor.TanhDotBack(gp, gc, dw, f.tau[e*km:(e+1)*km], f.w, f.grad[e*K:(e+1)*K])
+				} else {
+					tensor.TanhAddDotBack2(gp, gc, dw, f.p1[i*km:(i+1)*km], pj, f.w, f.grad[e*K:(e+1)*K])
+				}
 			}
 		}
 	}
 }
 
-// backwardChildren32: ∂P1_i += Σ_{e of i} δ_e, recomputing τ per link.
+// backwardChildren32: ∂P1_i += Σ_{e of i} δ_e, with τ kept or recomputed.
 func (p *linkAlignOp[T]) backwardChildren32(lo, hi int) {
 	ix := p.ix
 	K := p.k
@@ -509,6 +533,10 @@ func (p *linkAlignOp[T]) backwardChildren32(lo, hi int) {
 		gp, pi := f.gp1[i*km:(i+1)*km], f.p1[i*km:(i+1)*km]
 		for q := ix.childPtr[i]; q < ix.childPtr[i+1]; q++ {
 			e := int(ix.childLink[q])
+			if f.tau != nil {
+				tensor.TanhDotBack(gp, nil, nil, f.tau[e*km:(e+1)*km], f.w, f.grad[e*K:(e+1)*K])
+				continue
+			}
 			var pj []float32
 			if f.p2 != nil {
 				j := int(ix.parent[e])
@@ -522,6 +550,7 @@ func (p *linkAlignOp[T]) backwardChildren32(lo, hi int) {
 // align32 is the float32 data of a linkAlignOp.
 type align32 struct {
 	p1, p2, w, grad, gp1, gp2 []float32
+	tau                       []float32 // nil: recompute τ
 }
 
 func (p *linkAlignOp[T]) f32Views() align32 {
@@ -529,6 +558,9 @@ func (p *linkAlignOp[T]) f32Views() align32 {
 		p1:   any(p.p1.Value.Data).([]float32),
 		w:    any(p.w.Value.Data).([]float32),
 		grad: any(p.out.Grad.Data).([]float32),
+	}
+	if p.keep {
+		f.tau = any(p.tau).([]float32)
 	}
 	if p.p1.RequiresGrad() {
 		f.gp1 = any(p.p1.Grad.Data).([]float32)
@@ -581,10 +613,11 @@ func (p *linkAlignOp[T]) addPartsToW(nb int) {
 }
 
 // backward32 is Backward for float32: the parent pass (∂P2, ∂w) and the
-// child pass (∂P1) each recompute τ, so no E×(K·m) matrix is kept. When the
-// passes would run on one goroutine anyway (one core, or every core busy
-// with a fold of its own), the parent pass adds ∂P1 too, and τ is
-// recomputed once instead of twice.
+// child pass (∂P1) read the kept τ, or each recompute it when the forward
+// pass kept none (more than alignKeepMax values), so that no δ matrix is
+// formed. When the passes would run on one goroutine anyway (one core, or
+// every core busy with a fold of its own), the parent pass adds ∂P1 too,
+// and τ is read or recomputed once instead of twice.
 func (p *linkAlignOp[T]) backward32() {
 	l := p.ix.links
 	km := p.k * p.m

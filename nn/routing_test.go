@@ -573,6 +573,50 @@ func TestLinkAlignFusedChildPassBits(t *testing.T) {
 	}
 }
 
+// The float32 alignment gives the same bits whether its backward pass reads
+// the τ its forward pass kept or recomputes it (above alignKeepMax), on one
+// goroutine and on several.
+func TestLinkAlignKeptTauBits(t *testing.T) {
+	l := randomLinks(600, 2400, 6)
+	ix, err := newLinkIndex(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(4, 12))
+	K, m := 4, 16
+	in := map[string]*tensor.Dense[float64]{}
+	for _, v := range []struct {
+		name string
+		r, c int
+	}{{"a", l.Children, 18}, {"x", l.Children, K * 18}, {"z", l.Parents, 18}, {"w", l.NumLinks(), K},
+		{"p1", l.Children, K * m}, {"p2", l.Parents, K * m}, {"aw", K, m}} {
+		in[v.name] = &randVar[float64](rng, v.name, v.r, v.c, 0.5).Value
+	}
+	if l.NumLinks()*K*m > alignKeepMax {
+		t.Fatal("the links are too many for the kept path")
+	}
+	run := func(procs, keepMax int) map[string][]float64 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		defer func(v int) { alignKeepMax = v }(alignKeepMax)
+		alignKeepMax = keepMax
+		res, err := linkOpRun[float32]("align", ix, in, K, 18)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, procs := range []int{1, 4} {
+		kept, recomputed := run(procs, alignKeepMax), run(procs, 0)
+		for _, name := range []string{"out", "p1", "p2", "aw"} {
+			for i, v := range kept[name] {
+				if recomputed[name][i] != v {
+					t.Fatalf("%d goroutines, %s[%d]: %v with τ kept, %v recomputed", procs, name, i, v, recomputed[name][i])
+				}
+			}
+		}
+	}
+}
+
 // linkCos is 0 with a finite gradient when a vector is 0.
 func TestLinkCosZero(t *testing.T) {
 	l := routingTestGraph()

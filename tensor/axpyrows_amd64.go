@@ -78,11 +78,12 @@ func gemmRows16Tail(dst *float32, ldd int, a *float32, lda int, b *float32, ldb 
 //go:noescape
 func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
 
-// tanhAddDotBackAVX is TanhAddDotBack2 for k blocks of m elements (m a
-// multiple of 8); dst, dst2, y and dw may be nil.
+// tanhAddDotBackAVX is TanhAddDotBack2 (tau nil) or TanhDotBack (x and y
+// nil) for k blocks of m elements (m a multiple of 8); dst, dst2, y and dw
+// may be nil.
 //
 //go:noescape
-func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int)
+func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, tau, w, up *float32, k, m int)
 
 // sigmoid64AVX is Sigmoid64 for n a multiple of 4; dst may be x.
 //

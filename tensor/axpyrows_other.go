@@ -48,7 +48,7 @@ func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc
 	panic("tensor: gatherDotAVX without AVX2")
 }
 
-func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int) {
+func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, tau, w, up *float32, k, m int) {
 	panic("tensor: tanhAddDotBackAVX without AVX2")
 }
 
@@ -63,3 +63,5 @@ func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int) {
 func sigmoid64AVX(dst, x *float64, n int) {
 	panic("tensor: sigmoid64AVX without AVX2")
 }
+
+func maxIndex32(src *int32, n int) uint32 { panic("tensor: maxIndex32 without AVX2") }

@@ -64,6 +64,41 @@ func TestAggregateRejectsBadSources(t *testing.T) {
 	Aggregate(dst, []int32{0, 1}, []int32{2}, nil, h, false)
 }
 
+// maxSource finds the largest index (a negative one counting as the
+// largest) at every position of lengths on and off the 16-index vector
+// blocks, and checkSources panics exactly when that index is not a row.
+func TestCheckSources(t *testing.T) {
+	for _, n := range []int{0, 1, 15, 16, 17, 32, 45, 100} {
+		for pos := 0; pos < n; pos++ {
+			for _, bad := range []int32{-1, 7, 6, math.MaxInt32} {
+				src := make([]int32, n)
+				for i := range src {
+					src[i] = int32(i % 6)
+				}
+				src[pos] = bad
+				want := uint32(bad)
+				for _, s := range src {
+					want = max(want, uint32(s))
+				}
+				if got := maxSource(src); got != want {
+					t.Fatalf("n=%d, %d at %d: maxSource = %d, want %d", n, bad, pos, got, want)
+				}
+				panicked := func() (p bool) {
+					defer func() { p = recover() != nil }()
+					checkSources(src, 7)
+					return
+				}()
+				if wantPanic := bad < 0 || bad >= 7; panicked != wantPanic {
+					t.Fatalf("n=%d, %d at %d among 7 rows: panic %v, want %v", n, bad, pos, panicked, wantPanic)
+				}
+			}
+		}
+	}
+	if maxSource(nil) != 0 {
+		t.Fatal("maxSource(nil) != 0")
+	}
+}
+
 // TestAggregateGroupsMatchesAggregate checks that AggregateGroups gives
 // Aggregate's bits: groups of g rows with the same sources and their own
 // weights, odd and even g (an odd group's last row goes alone), empty

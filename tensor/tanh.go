@@ -86,8 +86,8 @@ func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 // it adds δ = up[b]·w·(1−τ²) (the gradient of both x and y) to dst, when
 // non-nil, and, when dw is non-nil, up[b]·τ to dw in float64 (exact products, so the sum
 // does not depend on the kernel). y may be nil (zero). Recomputing costs
-// less than storing τ for every link and reading it back: the routing's
-// per-link matrices do not fit in cache. On AVX2+FMA, m a multiple of 8
+// less than storing τ when the per-link matrices do not fit in cache;
+// TanhDotBack reads a stored τ instead. On AVX2+FMA, m a multiple of 8
 // runs in assembly with TanhAddDotBlocks' arithmetic.
 func TanhAddDotBack(dst []float32, dw []float64, x, y, w, up []float32) {
 	TanhAddDotBack2(dst, nil, dw, x, y, w, up)
@@ -98,10 +98,30 @@ func TanhAddDotBack(dst []float32, dw []float64, x, y, w, up []float32) {
 // to both its child's and its parent's gradient, and one call recomputes τ
 // once for both, with the bits two calls would give.
 func TanhAddDotBack2(dst, dst2 []float32, dw []float64, x, y, w, up []float32) {
-	n, K := len(x), len(up)
+	tanhBack(dst, dst2, dw, x, y, nil, w, up)
+}
+
+// TanhDotBack is TanhAddDotBack2 with τ read from tau, as TanhAddDotBlocks
+// stored it, instead of recomputed: the same bits at a fraction of the
+// cost, for callers whose τ is still in cache.
+func TanhDotBack(dst, dst2 []float32, dw []float64, tau, w, up []float32) {
+	if tau == nil {
+		panic("tensor: TanhDotBack without tau")
+	}
+	tanhBack(dst, dst2, dw, nil, nil, tau, w, up)
+}
+
+// tanhBack is the backward pass of TanhAddDotBlocks with τ from tau, or
+// recomputed from x and y when tau is nil.
+func tanhBack(dst, dst2 []float32, dw []float64, x, y, tau, w, up []float32) {
+	src := x
+	if tau != nil {
+		src = tau
+	}
+	n, K := len(src), len(up)
 	if K == 0 || n%K != 0 || len(w) != n || (dst != nil && len(dst) != n) || (dst2 != nil && len(dst2) != n) ||
 		(dw != nil && len(dw) != n) || (y != nil && len(y) != n) {
-		panic(fmt.Sprintf("tensor: TanhAddDotBack lengths: dst %d, dst2 %d, dw %d, x %d, y %d, w %d, up %d",
+		panic(fmt.Sprintf("tensor: TanhAddDotBack lengths: dst %d, dst2 %d, dw %d, x or tau %d, y %d, w %d, up %d",
 			len(dst), len(dst2), len(dw), n, len(y), len(w), K))
 	}
 	m := n / K
@@ -109,17 +129,22 @@ func TanhAddDotBack2(dst, dst2 []float32, dw []float64, x, y, w, up []float32) {
 		return
 	}
 	if haveAVX2FMA && m%8 == 0 {
-		tanhAddDotBackAVX(first(dst), first(dst2), first(dw), &x[0], first(y), &w[0], &up[0], K, m)
+		tanhAddDotBackAVX(first(dst), first(dst2), first(dw), first(x), first(y), first(tau), &w[0], &up[0], K, m)
 		return
 	}
 	for b, g := range up {
 		ge := float64(g)
 		for q := b * m; q < (b+1)*m; q++ {
-			a := float64(x[q])
-			if y != nil {
-				a += float64(y[q])
+			var th float64
+			if tau != nil {
+				th = float64(tau[q])
+			} else {
+				a := float64(x[q])
+				if y != nil {
+					a += float64(y[q])
+				}
+				th = float64(float32(Tanh32(a)))
 			}
-			th := float64(float32(Tanh32(a)))
 			d := float32(ge * float64(w[q]) * (1 - th*th))
 			if dst != nil {
 				dst[q] += d

@@ -154,27 +154,29 @@ bdone:
 	VZEROUPPER
 	RET
 
-// func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int)
+// func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, tau, w, up *float32, k, m int)
 //
-// The backward pass of tanhAddDotBlocksAVX without its stored τ: for each
-// of k blocks of m elements (m a multiple of 8) with upstream gradient
-// up[b], τ = tanh(x+y) is recomputed with the forward kernel's TANH_Y0
-// (the same bits), then dst += δ = up[b]·w·(1−τ²) and dst2 += δ (each
-// unless nil) and dw += up[b]·τ in float64 (unless dw is nil). δ is formed
-// as (τ²−1)·w·(−up[b]), which rounds exactly like (1−τ²)·w·up[b].
-TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-72
+// The backward pass of tanhAddDotBlocksAVX: for each of k blocks of m
+// elements (m a multiple of 8) with upstream gradient up[b], τ is read from
+// tau, or, when tau is nil, recomputed as tanh(x+y) with the forward
+// kernel's TANH_Y0 (the same bits); then dst += δ = up[b]·w·(1−τ²) and
+// dst2 += δ (each unless nil) and dw += up[b]·τ in float64 (unless dw is
+// nil). δ is formed as (τ²−1)·w·(−up[b]), which rounds exactly like
+// (1−τ²)·w·up[b].
+TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-80
 	MOVQ dst+0(FP), DI
 	MOVQ dst2+8(FP), R12
 	MOVQ dw+16(FP), R9
 	MOVQ x+24(FP), SI
 	MOVQ y+32(FP), DX
-	MOVQ w+40(FP), R8
-	MOVQ up+48(FP), R10
-	MOVQ k+56(FP), CX
-	MOVQ m+64(FP), R11
+	MOVQ tau+40(FP), R13
+	MOVQ w+48(FP), R8
+	MOVQ up+56(FP), R10
+	MOVQ k+64(FP), CX
+	MOVQ m+72(FP), R11
 	SHRQ $3, R11
 	LOAD_TANH_P
-	XORQ BX, BX // byte offset into dst, x, y and w
+	XORQ BX, BX // byte offset into dst, x, y, tau and w
 	TESTQ CX, CX
 	JZ kdone
 kkloop:
@@ -184,12 +186,18 @@ kkloop:
 	VMULPS tanhv<>+96(SB), Y4, Y4 // −up[b]
 	MOVQ R11, AX
 kbloop:
+	TESTQ R13, R13
+	JZ ktanh
+	VMOVUPS (R13)(BX*1), Y0 // stored τ
+	JMP khave
+ktanh:
 	VMOVUPS (SI)(BX*1), Y0
 	TESTQ DX, DX
 	JZ knoy
 	VADDPS (DX)(BX*1), Y0, Y0
 knoy:
 	TANH_Y0
+khave:
 	VMULPS Y0, Y0, Y6
 	VSUBPS tanhv<>+0(SB), Y6, Y6 // τ² − 1
 	VMULPS (R8)(BX*1), Y6, Y6

@@ -214,6 +214,41 @@ func TestTanhAddDotBack2(t *testing.T) {
 	}
 }
 
+// TanhDotBack, reading the τ that TanhAddDotBlocks stored, gives the bits
+// of TanhAddDotBack2, which recomputes it, on and off the 8-lane path.
+func TestTanhDotBack(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 13))
+	for _, shape := range [][2]int{{4, 16}, {1, 8}, {3, 5}, {2, 24}} {
+		K, m := shape[0], shape[1]
+		n := K * m
+		x, y, w, up := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, K)
+		for i := range x {
+			x[i], y[i], w[i] = float32(rng.NormFloat64()*3), float32(rng.NormFloat64()*3), float32(rng.NormFloat64())
+		}
+		for k := range up {
+			up[k] = float32(rng.NormFloat64())
+		}
+		for _, yy := range [][]float32{y, nil} {
+			tau, out := make([]float32, n), make([]float32, K)
+			TanhAddDotBlocks(out, tau, x, yy, w)
+			a, b, dw := make([]float32, n), make([]float32, n), make([]float64, n)
+			a2, b2, dw2 := make([]float32, n), make([]float32, n), make([]float64, n)
+			for i := range a {
+				a[i], b[i], dw[i] = float32(i)/7, -float32(i)/5, float64(i)/3
+				a2[i], b2[i], dw2[i] = a[i], b[i], dw[i]
+			}
+			TanhAddDotBack2(a, b, dw, x, yy, w, up)
+			TanhDotBack(a2, b2, dw2, tau, w, up)
+			for q := range a {
+				if a[q] != a2[q] || b[q] != b2[q] || dw[q] != dw2[q] {
+					t.Fatalf("K=%d m=%d y=%v: element %d: stored τ gives (%v, %v, %v), recomputed (%v, %v, %v)",
+						K, m, yy != nil, q, a2[q], b2[q], dw2[q], a[q], b[q], dw[q])
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkTanhAddDotBlocks and BenchmarkTanhAddDotBack are one link of
 // the routing's alignment term (K = 4 perspectives, d_align = 16) and a
 // wider one.
@@ -235,6 +270,13 @@ func BenchmarkTanhAddDotBack(b *testing.B) {
 		b.Run(fmt.Sprint("K=4/m=", m), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				TanhAddDotBack(dst, dw, x, y, w, up)
+			}
+		})
+		tau := make([]float32, len(x))
+		TanhAddDotBlocks(make([]float32, 4), tau, x, y, w)
+		b.Run(fmt.Sprint("stored/K=4/m=", m), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				TanhDotBack(dst, nil, dw, tau, w, up)
 			}
 		})
 	}

@@ -18,3 +18,8 @@ func vecReLU32(dst, x *float32, n int)
 
 //go:noescape
 func vecReLUGrad32(dst, grad, x *float32, n int)
+
+// maxIndex32 is the largest of n int32 read as uint32, n a multiple of 16.
+//
+//go:noescape
+func maxIndex32(src *int32, n int) uint32

@@ -153,3 +153,32 @@ rg8:
 rgdone:
 	VZEROUPPER
 	RET
+
+// func maxIndex32(src *int32, n int) uint32
+// The largest of n int32 read as uint32 (a negative index is then larger
+// than any row count), n a multiple of 16; 0 when n is 0.
+TEXT ·maxIndex32(SB), NOSPLIT, $0-20
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	SHRQ $4, CX
+	JZ mdone
+mloop:
+	VPMAXUD (SI), Y0, Y0
+	VPMAXUD 32(SI), Y1, Y1
+	ADDQ $64, SI
+	DECQ CX
+	JNZ mloop
+mdone:
+	VPMAXUD Y1, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPMAXUD X1, X0, X0
+	VPSHUFD $0xB1, X0, X1
+	VPMAXUD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, ret+16(FP)
+	VZEROUPPER
+	RET
