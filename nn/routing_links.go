@@ -33,6 +33,9 @@ type linkIndex struct {
 	pairMu sync.Mutex
 	pairs  pairIndex
 	pairK  int
+	// pairs1 is the layout for one perspective: the links themselves
+	// (slices of links and of the index).
+	pairs1 pairIndex
 }
 
 // pairIndex lays the E·K (link, perspective) pairs of a linkIndex out as
@@ -56,6 +59,9 @@ type pairIndex struct {
 // pairsFor returns the pair layout for K perspectives, building it when K
 // or the links changed since the last call. Layers of one K share it.
 func (x *linkIndex) pairsFor(K int) *pairIndex {
+	if K == 1 {
+		return &x.pairs1
+	}
 	x.pairMu.Lock()
 	defer x.pairMu.Unlock()
 	if x.pairK == K {
@@ -79,13 +85,17 @@ func (x *linkIndex) pairsFor(K int) *pairIndex {
 	pi.cPtr[0] = 0
 	q := int32(0)
 	for i := 0; i < l.Children; i++ {
+		// The child's links and their parents, read in order (childParent
+		// rather than parent[e], a scattered read).
 		links := x.childLink[x.childPtr[i]:x.childPtr[i+1]]
+		parents := x.childParent[x.childPtr[i]:x.childPtr[i+1]]
 		for k := 0; k < K; k++ {
-			for _, e := range links {
-				pi.cSrc[q] = x.parent[e]
-				pi.cPair[q] = e*int32(K) + int32(k)
-				q++
+			n := copy(pi.cSrc[q:], parents)
+			pair := pi.cPair[q : q+int32(n)]
+			for t, e := range links {
+				pair[t] = e*int32(K) + int32(k)
 			}
+			q += int32(n)
 			pi.cPtr[i*K+k+1] = q
 		}
 	}
@@ -171,6 +181,8 @@ func (x *linkIndex) build(l *Links) error {
 	for q, e := range x.childLink[:E] {
 		x.childParent[q] = x.parent[e]
 	}
+	x.pairs1 = pairIndex{ptr: l.Ptr[:l.Parents+1], child: l.Child[:E], cPtr: x.childPtr[:l.Children+1],
+		cSrc: x.childParent[:E], cPair: x.childLink[:E]}
 	return nil
 }
 
