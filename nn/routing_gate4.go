@@ -1,6 +1,10 @@
 package nn
 
-import "math"
+import (
+	"math"
+
+	"github.com/prcaps/prcaps/tensor"
+)
 
 // The gate for K = 4 with all three terms, the default routing: the loops of
 // forwardRows and backwardBlocks unrolled over k, with κ̂, the logits and the
@@ -63,6 +67,13 @@ func (p *gateOp[T]) forwardRows4(lo, hi int) {
 	for e, c := range v.c[lo:hi] {
 		p.lc[lo+e] = math.Log(float64(c) + 1e-9)
 	}
+	var a gate4Args
+	if p.args32(&a, lo, hi) {
+		gate4LogitsAVX(&a)
+		tensor.Sigmoid64(p.sig[lo*4:hi*4], p.sig[lo*4:hi*4])
+		gate4NormAVX(&a)
+		return
+	}
 	wc := (*[16]float64)(v.wc)
 	for e := lo; e < hi; e++ {
 		p.logits4(e, (*[4]float64)(p.sig[e*4:]), wc)
@@ -76,7 +87,13 @@ func (p *gateOp[T]) backwardBlocks4(lo, hi int) {
 	wc := (*[16]float64)(v.wc)
 	b0, b1, b2, b3 := v.beta[0], v.beta[1], v.beta[2], v.beta[3]
 	gOut, gam := p.out.Grad.Data, p.out.Value.Data
+	var args gate4Args
 	for b := lo; b < hi; b++ {
+		if p.args32(&args, b*gateBlock, min((b+1)*gateBlock, p.n)) {
+			gate4BackAVX(&args)
+			copy(p.part[b*np:(b+1)*np], args.part[:])
+			continue
+		}
 		var dB [4]float64  // ∂β
 		var dA [3]float64  // ∂α_c, ∂α_a, ∂α_r
 		var dW [16]float64 // ∂WC
@@ -178,4 +195,52 @@ func (p *gateOp[T]) backwardBlocks4(lo, hi int) {
 		copy(part[4:7], dA[:])
 		copy(part[7:], dW[:])
 	}
+}
+
+// gate4Args is the operand block of the float32 assembly kernels
+// (routing_gate4_amd64.s, whose offsets TestGate4ArgsLayout checks): the
+// links [lo, hi) of a gate, each pointer at the range's first link (nil
+// for an absent gradient).
+type gate4Args struct {
+	kap, h, a, g, ga, c *float32
+	lc, sig             *float64
+	out                 *float32
+	gKap, gA, gC, gH    *float32
+	n                   int
+	beta                [4]float64
+	wc                  [16]float64
+	ac, aa, ar          float64
+	part                [4 + 3 + 16]float64 // out: ∂β, ∂α_c, ∂α_a, ∂α_r, ∂WC
+}
+
+// args32 fills a for the links [lo, hi) and reports whether the assembly
+// kernels run them: T is float32, the machine has AVX2, and the range is
+// not empty.
+func (p *gateOp[T]) args32(a *gate4Args, lo, hi int) bool {
+	if !haveGate4AVX || hi <= lo {
+		return false
+	}
+	v := &p.v
+	kap, ok := any(v.kap).([]float32)
+	if !ok {
+		return false
+	}
+	at := func(x []T, per int) *float32 {
+		if x == nil {
+			return nil
+		}
+		return &any(x).([]float32)[lo*per]
+	}
+	*a = gate4Args{
+		kap: &kap[lo], h: at(v.h, 4), a: at(v.a, 4), c: at(v.c, 1),
+		lc: &p.lc[lo], sig: &p.sig[lo*4], out: at(p.out.Value.Data, 4),
+		gKap: at(v.gKap, 1), gA: at(v.gA, 4), gC: at(v.gC, 1), gH: at(v.gH, 4),
+		n: hi - lo, ac: v.ac, aa: v.aa, ar: v.ar,
+	}
+	if p.out.Grad.Data != nil {
+		a.g, a.ga = at(p.out.Grad.Data, 4), at(p.out.Value.Data, 4)
+	}
+	copy(a.beta[:], v.beta)
+	copy(a.wc[:], v.wc)
+	return true
 }

@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -76,6 +77,23 @@ func linkGate4MatchesGeneric[T autodiff.Float](t *testing.T) {
 			if y := generic[q][i]; x != y && !(x != x && y != y) {
 				t.Fatalf("result %d element %d: %v unrolled, %v generic", q, i, x, y)
 			}
+		}
+	}
+}
+
+// gate4Args has the field offsets that routing_gate4_amd64.s hard-codes.
+func TestGate4ArgsLayout(t *testing.T) {
+	want := map[string]uintptr{"kap": 0, "h": 8, "a": 16, "g": 24, "ga": 32, "c": 40, "lc": 48, "sig": 56,
+		"out": 64, "gKap": 72, "gA": 80, "gC": 88, "gH": 96, "n": 104, "beta": 112, "wc": 144,
+		"ac": 272, "aa": 280, "ar": 288, "part": 296}
+	typ := reflect.TypeFor[gate4Args]()
+	if typ.NumField() != len(want) || typ.Size() != 480 {
+		t.Fatalf("gate4Args has %d fields and %d bytes, want %d and 480", typ.NumField(), typ.Size(), len(want))
+	}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if off, ok := want[f.Name]; !ok || f.Offset != off {
+			t.Errorf("field %s at offset %d, want %d", f.Name, f.Offset, off)
 		}
 	}
 }
