@@ -71,6 +71,13 @@ func gemmRows32(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int,
 //go:noescape
 func gemmRows16Tail(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32)
 
+// gemmRows8 is gemmRows32 for an 8-column block (mask all ones) or its
+// first 1-7 columns (mask as in axpyRowsTail), with axpyRows8's (or
+// axpyRowsTail's) arithmetic.
+//
+//go:noescape
+func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32)
+
 // tanhAddDotBlocksAVX sets tau = tanh(x+y) (float32 rational approximation,
 // |error| ≤ 1e-6) over k consecutive blocks of m elements (m a multiple of
 // 8) and out[b] = Σ w·tau over block b; y and tau may be nil.

@@ -575,3 +575,66 @@ h16sum:
 h16done:
 	VZEROUPPER
 	RET
+
+// func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32)
+//
+// gemmRows32 for an 8-column block, or its first 1-7 columns where mask
+// has 1-7 lanes set (masked loads and stores never touch the others): each
+// row gets axpyRows8's (or, masked, axpyRowsTail's) operations in their
+// order, so the results are the same bits.
+TEXT ·gemmRows8(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), DX
+	SHLQ $2, DX
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R8
+	SHLQ $2, R8
+	MOVQ b+32(FP), R9
+	MOVQ ldb+40(FP), R10
+	SHLQ $2, R10
+	MOVQ rows+56(FP), BX
+	MOVBLZX acc+64(FP), AX
+	MOVQ mask+72(FP), R13
+	VMOVDQU (R13), Y15
+	TESTQ BX, BX
+	JZ g8done
+g8row:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	TESTQ AX, AX
+	JZ g8zero
+	VMASKMOVPS (DI), Y15, Y0
+g8zero:
+	MOVQ k+48(FP), CX
+	XORQ R11, R11 // the offset of b's row p
+	MOVQ SI, R12  // a[r·lda + p]
+g8pairs:
+	CMPQ CX, $2
+	JLT g8single
+	LEAQ (R11)(R10*1), R13
+	VBROADCASTSS (R12), Y4
+	VBROADCASTSS 4(R12), Y5
+	VMASKMOVPS (R9)(R11*1), Y15, Y6
+	VMASKMOVPS (R9)(R13*1), Y15, Y7
+	VFMADD231PS Y6, Y4, Y0
+	VFMADD231PS Y7, Y5, Y1
+	LEAQ (R13)(R10*1), R11
+	ADDQ $8, R12
+	SUBQ $2, CX
+	JMP g8pairs
+g8single:
+	TESTQ CX, CX
+	JZ g8sum
+	VBROADCASTSS (R12), Y4
+	VMASKMOVPS (R9)(R11*1), Y15, Y6
+	VFMADD231PS Y6, Y4, Y0
+g8sum:
+	VADDPS Y1, Y0, Y0
+	VMASKMOVPS Y0, Y15, (DI)
+	ADDQ DX, DI
+	ADDQ R8, SI
+	DECQ BX
+	JNZ g8row
+g8done:
+	VZEROUPPER
+	RET

@@ -65,3 +65,7 @@ func sigmoid64AVX(dst, x *float64, n int) {
 }
 
 func maxIndex32(src *int32, n int) uint32 { panic("tensor: maxIndex32 without AVX2") }
+
+func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32) {
+	panic("tensor: gemmRows8 without AVX2")
+}

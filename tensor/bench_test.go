@@ -40,6 +40,7 @@ func BenchmarkGemm(b *testing.B) {
 		{512, 512, 512, false, false}, // square
 		{128, 9, 36, false, false},    // routing's predictions in a 128-node micro-batch
 		{128, 18, 64, false, false},   // its alignment half a·W1
+		{128, 36, 9, false, true},     // the predictions' input gradient ∂X·Wᵀ
 	} {
 		b.Run(fmt.Sprintf("%dx%dx%d_tA=%v_tB=%v", s.m, s.k, s.n, s.ta, s.tb), func(b *testing.B) {
 			ar, ac, br, bc := s.m, s.k, s.k, s.n

@@ -111,22 +111,12 @@ func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
 	k.launch(mt*nt, min(tm, m)*min(tn, n)*ka)
 }
 
-// gemmRowsMaxK bounds the inner dimension of the row kernel (the length of
-// its index vector, rowIdentity).
+// gemmRowsMaxK bounds the inner dimension of the row kernel.
 const gemmRowsMaxK = 1 << 15
 
 // gemmRowsMaxN bounds the output width of the row kernel: beyond it gonum's
 // cache-blocked kernel is faster.
 const gemmRowsMaxN = 128
-
-// rowIdentity is 0, 1, …: the source rows of a dense product seen as an
-// aggregation (row i of a·b sums b's rows weighted by a's row i).
-var rowIdentity = func() (id [gemmRowsMaxK]int32) {
-	for i := range id {
-		id[i] = int32(i)
-	}
-	return id
-}()
 
 // gemmRowsFit reports whether Gemm can run as float32 row aggregations on
 // AVX2: dst = a·op(b) or dst += a·op(b) with narrow outputs, the shapes
@@ -209,10 +199,11 @@ func transposeInto[T Float](dst, m *Dense[T]) {
 // gemmRows computes rows [lo, hi) of dst (+)= a·b (float32 only, see
 // gemmRowsFit): row i aggregates b's rows weighted by row i of a. Gemm has
 // already returned for an empty inner dimension, so every row has terms.
-// Products 17-23 columns wide and the 32-column blocks of wider ones run
-// all rows in one call (gemmRows16Tail, gemmRows32), with the arithmetic of
-// the row kernels that axpyRowAVX calls per row, so the bits do not depend
-// on the path (TestGemmRowsBlocks).
+// Products 17-23 columns wide, and the 32- and 8-column blocks and the
+// masked tail of other widths, run all rows in one call each
+// (gemmRows16Tail, gemmRows32, gemmRows8), with the arithmetic of the row
+// kernels that axpyRowAVX calls per row, so the bits do not depend on the
+// path (TestGemmRowsBlocks).
 func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	d, _ := any(k.dst.Data).([]float32)
 	a, _ := any(k.a.Data).([]float32)
@@ -229,8 +220,12 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	for ; j+32 <= n; j += 32 {
 		gemmRows32(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, k.acc)
 	}
-	for i := lo; i < hi && j < n; i++ {
-		axpyRowRest(d[i*n:(i+1)*n], b, n, j, &rowIdentity[0], &a[i*kk], kk, k.acc)
+	for ; j < n; j += 8 {
+		mask := &tailMasks[0]
+		if n-j < 8 {
+			mask = &tailMasks[8-(n-j)]
+		}
+		gemmRows8(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, k.acc, mask)
 	}
 }
 

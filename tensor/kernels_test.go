@@ -131,18 +131,28 @@ func testGemm[T Float](t *testing.T) {
 	}
 }
 
+// rowIdentity is 0, 1, …: the source rows of a dense product seen as an
+// aggregation (row i of a·b sums b's rows weighted by a's row i).
+var rowIdentity = func() (id [gemmRowsMaxK]int32) {
+	for i := range id {
+		id[i] = int32(i)
+	}
+	return id
+}()
+
 // TestGemmRowsBlocks checks that the row kernel of Gemm, which runs
-// products 17-23 columns wide and the 32-column blocks of wider ones for all
-// rows at once (gemmRows16Tail, gemmRows32), gives the bits of the per-row
-// path (axpyRowAVX) for widths around the blocks, odd and even inner
-// dimensions, row sub-ranges and accumulation.
+// products 17-23 columns wide and the 32- and 8-column blocks and masked
+// tails of other widths for all rows at once (gemmRows16Tail, gemmRows32,
+// gemmRows8), gives the bits of the per-row path (axpyRowAVX) for widths
+// around the blocks, odd and even inner dimensions, row sub-ranges and
+// accumulation.
 func TestGemmRowsBlocks(t *testing.T) {
 	if !haveAVX2FMA {
 		t.Skip("no AVX2+FMA on this machine")
 	}
 	rng := rand.New(rand.NewPCG(15, 16))
 	const m = 7
-	for _, n := range []int{8, 17, 18, 23, 24, 32, 33, 36, 40, 64, 72, 100, 128} {
+	for _, n := range []int{1, 5, 8, 9, 12, 17, 18, 23, 24, 32, 33, 36, 40, 64, 72, 100, 128} {
 		for _, k := range []int{1, 2, 3, 9, 18, 64} {
 			a, b := randDense[float32](rng, m, k), randDense[float32](rng, k, n)
 			for _, acc := range []bool{false, true} {
