@@ -279,9 +279,7 @@ func pairRows[T autodiff.Float](x []T, rows, d int) tensor.Dense[T] {
 // child-row order of pairIndex.
 func gatherPairs[T autodiff.Float](dst, w []T, pair []int32) []T {
 	dst = grow(dst, len(pair))
-	for q, e := range pair {
-		dst[q] = w[e]
-	}
+	tensor.Gather(dst, w, pair)
 	return dst
 }
 

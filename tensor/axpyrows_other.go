@@ -69,3 +69,5 @@ func maxIndex32(src *int32, n int) uint32 { panic("tensor: maxIndex32 without AV
 func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32) {
 	panic("tensor: gemmRows8 without AVX2")
 }
+
+func gather32(dst, src *float32, idx *int32, n int) { panic("tensor: gather32 without AVX2") }

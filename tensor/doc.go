@@ -2,7 +2,8 @@
 // on it: row-major dense matrices, CSR sparse matrices, and parallel kernels
 // (gemm, SpMM, gather/scatter of rows, segment reductions over CSR-by-target
 // graphs), plus the vector kernels of capsule routing's per-link work
-// (Aggregate, GatherDot, TanhAddDotBlocks/TanhAddDotBack, Sigmoid64).
+// (Aggregate, AggregateGroups, GatherDot, Gather, TanhAddDotBlocks with
+// TanhAddDotBack and TanhDotBack, Sigmoid64).
 //
 // On amd64 with AVX2 and FMA the float32 row kernels (and Sigmoid64) run in
 // assembly; elsewhere, or with the purego build tag, portable Go loops do the

@@ -23,3 +23,8 @@ func vecReLUGrad32(dst, grad, x *float32, n int)
 //
 //go:noescape
 func maxIndex32(src *int32, n int) uint32
+
+// gather32 sets dst[i] = src[idx[i]] for n indices, n a multiple of 8.
+//
+//go:noescape
+func gather32(dst, src *float32, idx *int32, n int)

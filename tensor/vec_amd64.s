@@ -182,3 +182,27 @@ mdone:
 	MOVL AX, ret+16(FP)
 	VZEROUPPER
 	RET
+
+// func gather32(dst, src *float32, idx *int32, n int)
+// dst[i] = src[idx[i]] for n indices, n a multiple of 8 (VPGATHERDD; the
+// caller has checked the indices).
+TEXT ·gather32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ idx+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $3, CX
+	JZ gdone
+gloop:
+	VMOVDQU (DX), Y0
+	VPCMPEQD Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPGATHERDD Y1, (SI)(Y0*4), Y2
+	VMOVDQU Y2, (DI)
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ gloop
+gdone:
+	VZEROUPPER
+	RET
