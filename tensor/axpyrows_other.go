@@ -71,3 +71,5 @@ func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, 
 }
 
 func gather32(dst, src *float32, idx *int32, n int) { panic("tensor: gather32 without AVX2") }
+
+func equal32(a, b *int32, n int) bool { panic("tensor: equal32 without AVX2") }

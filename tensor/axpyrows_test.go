@@ -3,6 +3,7 @@ package tensor
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -99,6 +100,30 @@ func TestCheckSources(t *testing.T) {
 	}
 }
 
+// equalInt32s agrees with slices.Equal for a difference at every position
+// of lengths on and off the 8-index blocks, and for unequal lengths.
+func TestEqualInt32s(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 23, 40} {
+		a := make([]int32, n)
+		for i := range a {
+			a[i] = int32(i * 7)
+		}
+		if !equalInt32s(a, slices.Clone(a)) {
+			t.Fatalf("n=%d: equal slices reported unequal", n)
+		}
+		for pos := range n {
+			b := slices.Clone(a)
+			b[pos]++
+			if equalInt32s(a, b) {
+				t.Fatalf("n=%d: a difference at %d not seen", n, pos)
+			}
+		}
+		if n > 0 && equalInt32s(a, a[:n-1]) {
+			t.Fatalf("n=%d: unequal lengths reported equal", n)
+		}
+	}
+}
+
 // TestAggregateGroupsMatchesAggregate checks that AggregateGroups gives
 // Aggregate's bits: groups of g rows with the same sources and their own
 // weights, odd and even g (an odd group's last row goes alone), empty
@@ -151,6 +176,17 @@ func TestAggregateGroupsMatchesAggregate(t *testing.T) {
 	}
 }
 
+// longGroup returns the sources of g rows of n sources each, all 0 or 1
+// alike except at position bad, which reads the other row.
+func longGroup(g, n, bad int) []int32 {
+	src := make([]int32, g*n)
+	for i := range src {
+		src[i] = int32(i % n % 2)
+	}
+	src[bad] = 1 - src[bad]
+	return src
+}
+
 func TestAggregateGroupsRejectsBadGroups(t *testing.T) {
 	h := NewDense[float32](2, 18)
 	for _, tc := range []struct {
@@ -161,6 +197,8 @@ func TestAggregateGroupsRejectsBadGroups(t *testing.T) {
 		{"3 rows in groups of 2", 3, []int32{0, 0, 0, 0}, nil},
 		{"other sources", 2, []int32{0, 1, 2}, []int32{0, 1}},
 		{"fewer sources", 2, []int32{0, 2, 3}, []int32{0, 1, 0}},
+		{"a long row's last source", 4, []int32{0, 10, 20, 30, 40}, longGroup(4, 10, 29)},
+		{"a long row's first source", 4, []int32{0, 10, 20, 30, 40}, longGroup(4, 10, 30)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -169,7 +207,11 @@ func TestAggregateGroupsRejectsBadGroups(t *testing.T) {
 				}
 			}()
 			dst := NewDense[float32](tc.rows, 18)
-			AggregateGroups(dst, tc.ptr, tc.src, make([]float32, len(tc.src)), h, 2, false)
+			g := 2
+			if tc.rows == 4 {
+				g = 4
+			}
+			AggregateGroups(dst, tc.ptr, tc.src, make([]float32, len(tc.src)), h, g, false)
 		})
 	}
 }
