@@ -399,8 +399,9 @@ func (p *linkAlignOp[T]) forwardParents(lo, hi int) {
 	}
 }
 
-// forwardParents32 is forwardParents for float32, with the tanh and the dot
-// products of each link's K d_align blocks in one vector kernel.
+// forwardParents32 is forwardParents for float32: the tanh and the dot
+// products of the K d_align blocks of all the parents' links in one vector
+// kernel call (tensor.TanhAddDotLinks).
 func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
 	l := p.ix.links
 	km := p.k * p.m
@@ -411,24 +412,12 @@ func (p *linkAlignOp[T]) forwardParents32(lo, hi int) {
 	if p.p2 != nil {
 		p2 = any(p.p2.Value.Data).([]float32)
 	}
+	e0, e1 := int(l.Ptr[lo]), int(l.Ptr[hi])
 	var tau []float32
 	if p.keep {
-		tau = any(p.tau).([]float32)
+		tau = any(p.tau).([]float32)[e0*km : e1*km]
 	}
-	for j := lo; j < hi; j++ {
-		var pj []float32
-		if p2 != nil {
-			pj = p2[j*km : (j+1)*km]
-		}
-		for e := int(l.Ptr[j]); e < int(l.Ptr[j+1]); e++ {
-			i := int(l.Child[e])
-			var te []float32
-			if tau != nil {
-				te = tau[e*km : (e+1)*km]
-			}
-			tensor.TanhAddDotBlocks(out[e*p.k:(e+1)*p.k], te, p1[i*km:(i+1)*km], pj, w)
-		}
-	}
+	tensor.TanhAddDotLinks(out[e0*p.k:e1*p.k], tau, p1, p2, w, l.Child[e0:e1], p.ix.parent[e0:e1])
 }
 
 // backwardBlocks handles parent blocks [lo, hi): δ_e[k,m] = G_ek·w_km·(1−τ²),
@@ -479,9 +468,9 @@ func (p *linkAlignOp[T]) backwardBlocks(lo, hi int) {
 	}
 }
 
-// backwardBlocks32 is backwardBlocks for float32: per link one vector
-// kernel (tensor.TanhDotBack, or TanhAddDotBack2 when τ was not kept and
-// is recomputed) adds δ to ∂P2_j and
+// backwardBlocks32 is backwardBlocks for float32: with τ kept, one vector
+// kernel call per block of parents (tensor.TanhDotBackLinks), else one per
+// link recomputing τ (TanhAddDotBack2), adds δ to ∂P2_j and
 // G_ek·τ to the block's ∂w, and, with fuseC, δ to ∂P1_i as well. fuseC
 // scatters into the children's rows, so it is only taken on one goroutine
 // (all blocks, in order); the links of child i then arrive in increasing
@@ -496,6 +485,18 @@ func (p *linkAlignOp[T]) backwardBlocks32(lo, hi int, gradP2 bool) {
 		if p.w.RequiresGrad() {
 			dw = p.part[b*km : (b+1)*km]
 			clear(dw)
+		}
+		if f.tau != nil { // all the block's links in one call
+			e0, e1 := int(l.Ptr[b*alignBlock]), int(l.Ptr[min((b+1)*alignBlock, l.Parents)])
+			var gp, gc []float32
+			if gradP2 {
+				gp = f.gp2
+			}
+			if p.fuseC {
+				gc = f.gp1
+			}
+			tensor.TanhDotBackLinks(gp, gc, dw, f.tau[e0*km:e1*km], f.w, f.grad[e0*K:e1*K], l.Child[e0:e1], p.ix.parent[e0:e1])
+			continue
 		}
 		for j := b * alignBlock; j < min((b+1)*alignBlock, l.Parents); j++ {
 			var pj, gp []float32

@@ -92,6 +92,18 @@ func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
 //go:noescape
 func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, tau, w, up *float32, k, m int)
 
+// tanhAddDotLinksAVX is TanhAddDotLinks (m a multiple of 8); tau and p2
+// may be nil.
+//
+//go:noescape
+func tanhAddDotLinksAVX(out, tau, p1, p2, w *float32, child, parent *int32, n, k, m int)
+
+// tanhDotBackLinksAVX is TanhDotBackLinks (m a multiple of 8); dst, dst2
+// and dw may be nil.
+//
+//go:noescape
+func tanhDotBackLinksAVX(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k, m int)
+
 // sigmoid64AVX is Sigmoid64 for n a multiple of 4; dst may be x.
 //
 //go:noescape

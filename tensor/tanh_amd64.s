@@ -232,3 +232,162 @@ knodw:
 kdone:
 	VZEROUPPER
 	RET
+
+// func tanhAddDotLinksAVX(out, tau, p1, p2, w *float32, child, parent *int32, n, k, m int)
+//
+// tanhAddDotBlocksAVX for n links at once: link t reads x = row child[t] of
+// p1 and y = row parent[t] of p2 (p2 nil: y = 0), rows of k·m elements,
+// writes out[t·k : +k] and, unless tau is nil, its τ at tau[t·k·m : +k·m],
+// with the same operations as one tanhAddDotBlocksAVX call per link.
+TEXT ·tanhAddDotLinksAVX(SB), NOSPLIT, $0-80
+	MOVQ out+0(FP), R12
+	MOVQ tau+8(FP), DI
+	MOVQ w+32(FP), R8
+	MOVQ child+40(FP), R9
+	MOVQ parent+48(FP), R10
+	MOVQ n+56(FP), R13
+	MOVQ m+72(FP), R11
+	SHRQ $3, R11
+	LOAD_TANH_P
+	TESTQ R13, R13
+	JZ ldone
+llink:
+	MOVQ k+64(FP), AX
+	IMULQ m+72(FP), AX
+	SHLQ $2, AX // bytes per row
+	MOVLQSX (R9), SI
+	IMULQ AX, SI
+	ADDQ p1+16(FP), SI
+	MOVQ p2+24(FP), DX
+	TESTQ DX, DX
+	JZ lnoy
+	MOVLQSX (R10), BX
+	IMULQ AX, BX
+	ADDQ BX, DX
+lnoy:
+	XORQ BX, BX // byte offset into the link's x, y, tau and w
+	MOVQ k+64(FP), CX
+lkloop:
+	VXORPS Y4, Y4, Y4
+	MOVQ R11, AX
+lloop:
+	VMOVUPS (SI)(BX*1), Y0
+	TESTQ DX, DX
+	JZ llnoy
+	VADDPS (DX)(BX*1), Y0, Y0
+llnoy:
+	TANH_Y0
+	TESTQ DI, DI
+	JZ llnotau
+	VMOVUPS Y0, (DI)(BX*1)
+llnotau:
+	VFMADD231PS (R8)(BX*1), Y0, Y4
+	ADDQ $32, BX
+	DECQ AX
+	JNZ lloop
+	VEXTRACTF128 $1, Y4, X5
+	VADDPS X5, X4, X4
+	VHADDPS X4, X4, X4
+	VHADDPS X4, X4, X4
+	VMOVSS X4, (R12)
+	ADDQ $4, R12
+	DECQ CX
+	JNZ lkloop
+	TESTQ DI, DI
+	JZ lnexttau
+	ADDQ BX, DI
+lnexttau:
+	ADDQ $4, R9
+	ADDQ $4, R10
+	DECQ R13
+	JNZ llink
+ldone:
+	VZEROUPPER
+	RET
+
+// func tanhDotBackLinksAVX(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k, m int)
+//
+// tanhAddDotBackAVX with stored τ for n links at once: link t adds its δ to
+// row parent[t] of dst and row child[t] of dst2 (each unless nil), and
+// up·τ to dw (unless nil), reading τ at tau[t·k·m : +k·m] and its upstream
+// gradients at up[t·k : +k]; the same operations, in the same order, as one
+// call per link.
+TEXT ·tanhDotBackLinksAVX(SB), NOSPLIT, $0-88
+	MOVQ tau+24(FP), R13
+	MOVQ w+32(FP), R8
+	MOVQ up+40(FP), R10
+	MOVQ child+48(FP), SI
+	MOVQ parent+56(FP), DX
+	MOVQ m+80(FP), R11
+	SHRQ $3, R11
+	MOVQ n+64(FP), AX
+	TESTQ AX, AX
+	JZ tdone
+tlink:
+	MOVQ k+72(FP), AX
+	IMULQ m+80(FP), AX
+	SHLQ $2, AX // bytes per row
+	MOVQ dst+0(FP), DI
+	TESTQ DI, DI
+	JZ tnodst
+	MOVLQSX (DX), BX
+	IMULQ AX, BX
+	ADDQ BX, DI
+tnodst:
+	MOVQ dst2+8(FP), R12
+	TESTQ R12, R12
+	JZ tnodst2
+	MOVLQSX (SI), BX
+	IMULQ AX, BX
+	ADDQ BX, R12
+tnodst2:
+	MOVQ dw+16(FP), R9
+	XORQ BX, BX // byte offset into the link's dst rows, tau and w
+	MOVQ k+72(FP), CX
+tkloop:
+	VBROADCASTSS (R10), Y5
+	VCVTPS2PD X5, Y5            // up[b] in float64
+	VBROADCASTSS (R10), Y4
+	VMULPS tanhv<>+96(SB), Y4, Y4 // −up[b]
+	MOVQ R11, AX
+tbloop:
+	VMOVUPS (R13)(BX*1), Y0 // τ
+	VMULPS Y0, Y0, Y6
+	VSUBPS tanhv<>+0(SB), Y6, Y6 // τ² − 1
+	VMULPS (R8)(BX*1), Y6, Y6
+	VMULPS Y4, Y6, Y6 // δ
+	TESTQ DI, DI
+	JZ tnod
+	VADDPS (DI)(BX*1), Y6, Y7
+	VMOVUPS Y7, (DI)(BX*1)
+tnod:
+	TESTQ R12, R12
+	JZ tnod2
+	VADDPS (R12)(BX*1), Y6, Y7
+	VMOVUPS Y7, (R12)(BX*1)
+tnod2:
+	TESTQ R9, R9
+	JZ tnodw
+	VCVTPS2PD X0, Y7
+	VFMADD213PD (R9), Y5, Y7
+	VMOVUPD Y7, (R9)
+	VEXTRACTF128 $1, Y0, X8
+	VCVTPS2PD X8, Y8
+	VFMADD213PD 32(R9), Y5, Y8
+	VMOVUPD Y8, 32(R9)
+	ADDQ $64, R9
+tnodw:
+	ADDQ $32, BX
+	DECQ AX
+	JNZ tbloop
+	ADDQ $4, R10
+	DECQ CX
+	JNZ tkloop
+	ADDQ BX, R13
+	ADDQ $4, SI
+	ADDQ $4, DX
+	DECQ n+64(FP)
+	JNZ tlink
+tdone:
+	VZEROUPPER
+	RET

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -292,4 +293,81 @@ func tanhBenchData(K, m int) (x, y, w, buf, out []float32) {
 		out[k] = 0.25
 	}
 	return x, y, w, buf, out
+}
+
+// TanhAddDotLinks and TanhDotBackLinks give the bits of one
+// TanhAddDotBlocks and TanhDotBack call per link, in link order, on and
+// off the 8-lane path, with and without p2, tau, dst, dst2 and dw.
+func TestTanhLinks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 19))
+	for _, shape := range [][2]int{{4, 16}, {2, 8}, {3, 5}} {
+		K, m := shape[0], shape[1]
+		row, C, P, n := K*m, 7, 5, 23
+		vec := func(n int, s float64) []float32 {
+			v := make([]float32, n)
+			for i := range v {
+				v[i] = float32(rng.NormFloat64() * s)
+			}
+			return v
+		}
+		p1, p2, w, up := vec(C*row, 2), vec(P*row, 2), vec(row, 1), vec(n*K, 1)
+		child, parent := make([]int32, n), make([]int32, n)
+		for t := range child {
+			child[t], parent[t] = int32(rng.IntN(C)), int32(rng.IntN(P))
+		}
+		for _, y := range [][]float32{p2, nil} {
+			out, tau := make([]float32, n*K), make([]float32, n*row)
+			TanhAddDotLinks(out, tau, p1, y, w, child, parent)
+			out2 := make([]float32, n*K)
+			TanhAddDotLinks(out2, nil, p1, y, w, child, parent)
+			for tl := range child {
+				var yr []float32
+				if y != nil {
+					yr = y[int(parent[tl])*row : int(parent[tl]+1)*row]
+				}
+				wantOut, wantTau := make([]float32, K), make([]float32, row)
+				TanhAddDotBlocks(wantOut, wantTau, p1[int(child[tl])*row:int(child[tl]+1)*row], yr, w)
+				for b := range wantOut {
+					if out[tl*K+b] != wantOut[b] || out2[tl*K+b] != wantOut[b] {
+						t.Fatalf("K=%d m=%d link %d block %d: %v (%v without tau), per link %v", K, m, tl, b, out[tl*K+b], out2[tl*K+b], wantOut[b])
+					}
+				}
+				for q, v := range wantTau {
+					if tau[tl*row+q] != v {
+						t.Fatalf("K=%d m=%d link %d: tau[%d] = %v, per link %v", K, m, tl, q, tau[tl*row+q], v)
+					}
+				}
+			}
+			for _, full := range []bool{true, false} {
+				dst, dst2, dw := vec(P*row, 1), vec(C*row, 1), make([]float64, row)
+				wd, wd2, wdw := slices.Clone(dst), slices.Clone(dst2), slices.Clone(dw)
+				if !full {
+					dst2, wd2, dw, wdw = nil, nil, nil, nil
+				}
+				TanhDotBackLinks(dst, dst2, dw, tau, w, up, child, parent)
+				for tl := range child {
+					var d2 []float32
+					if wd2 != nil {
+						d2 = wd2[int(child[tl])*row : int(child[tl]+1)*row]
+					}
+					TanhDotBack(wd[int(parent[tl])*row:int(parent[tl]+1)*row], d2, wdw, tau[tl*row:(tl+1)*row], w, up[tl*K:(tl+1)*K])
+				}
+				for q := range wd {
+					if dst[q] != wd[q] {
+						t.Fatalf("K=%d m=%d full=%v: dst[%d] = %v, per link %v", K, m, full, q, dst[q], wd[q])
+					}
+				}
+				for q := range wd2 {
+					if dst2[q] != wd2[q] {
+						t.Fatalf("K=%d m=%d: dst2[%d] = %v, per link %v", K, m, q, dst2[q], wd2[q])
+					}
+				}
+				for q := range wdw {
+					if dw[q] != wdw[q] {
+						t.Fatalf("K=%d m=%d: dw[%d] = %v, per link %v", K, m, q, dw[q], wdw[q])
+					}
+				}
+			}
+		}
+	}
 }
