@@ -134,7 +134,7 @@ func (p *linkCosOp[T]) backwardChildren(lo, hi int) {
 		for q := ix.childPtr[i]; q < ix.childPtr[i+1]; q++ {
 			e := ix.childLink[q]
 			ge := float64(g[e])
-			p.wc[q] = T(ge / (na * p.nz[ix.parent[e]]))
+			p.wc[q] = T(ge / (na * p.nz[ix.childParent[q]]))
 			self += ge * p.kap[e]
 		}
 		c := -self / (na * na)
