@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"sync"
+
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // linkIndex is the derived structure of a Links that the routing ops need
@@ -50,10 +52,21 @@ type linkIndex struct {
 //     child i, cPtr[i·K+k]:cPtr[i·K+k+1], reading parent row cSrc[q] with
 //     the weight at flat position cPair[q] = e·K+k of an E×K matrix. The K
 //     rows of a child read the same parents in the same order, so they are
-//     groups of tensor.AggregateGroups.
+//     groups of tensor.AggregateGroups (checked once: groups).
 type pairIndex struct {
 	ptr, child        []int32
 	cPtr, cSrc, cPair []int32
+	// groups is cPtr and cSrc checked once as groups of K rows, for the
+	// child-side sums (tensor.AggregateGrouped).
+	groups tensor.Groups
+}
+
+// setGroups checks the child-row layout as groups of K rows; the layout is
+// built that way, so a failure is a bug.
+func (pi *pairIndex) setGroups(K int) {
+	if err := pi.groups.Set(pi.cPtr, pi.cSrc, K); err != nil {
+		panic(fmt.Sprintf("nn: routing pair layout: %v", err))
+	}
 }
 
 // pairsFor returns the pair layout for K perspectives, building it when K
@@ -99,6 +112,7 @@ func (x *linkIndex) pairsFor(K int) *pairIndex {
 			pi.cPtr[i*K+k+1] = q
 		}
 	}
+	pi.setGroups(K)
 	x.pairK = K
 	return pi
 }
@@ -183,6 +197,7 @@ func (x *linkIndex) build(l *Links) error {
 	}
 	x.pairs1 = pairIndex{ptr: l.Ptr[:l.Parents+1], child: l.Child[:E], cPtr: x.childPtr[:l.Children+1],
 		cSrc: x.childParent[:E], cPair: x.childLink[:E]}
+	x.pairs1.setGroups(1)
 	return nil
 }
 

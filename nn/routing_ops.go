@@ -221,7 +221,7 @@ func (p *linkInnerOp[T]) Backward(out *autodiff.Var[T]) {
 	if p.x.RequiresGrad() {
 		p.gc = gatherPairs(p.gc, p.out.Grad.Data, p.pairs.cPair)
 		p.gxv = pairRows(p.x.Grad.Data, l.Children*K, d)
-		tensor.AggregateGroups(&p.gxv, p.pairs.cPtr, p.pairs.cSrc, p.gc, &p.zs, K, true)
+		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, p.gc, &p.zs, true)
 	}
 }
 
@@ -297,7 +297,7 @@ func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
 	if p.x.RequiresGrad() {
 		p.wc = gatherPairs(p.wc, p.w.Value.Data, p.pairs.cPair)
 		p.gxv = pairRows(p.x.Grad.Data, p.ix.links.Children*p.k, p.d)
-		tensor.AggregateGroups(&p.gxv, p.pairs.cPtr, p.pairs.cSrc, p.wc, &p.out.Grad, p.k, true)
+		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, p.wc, &p.out.Grad, true)
 	}
 }
 

@@ -164,15 +164,60 @@ func TestAggregateGroupsMatchesAggregate(t *testing.T) {
 					got.Data[i] = float32(i%5) - 2
 					want.Data[i] = got.Data[i]
 				}
+				grouped := NewDense[float32](groups*g, c)
+				copy(grouped.Data, got.Data)
 				AggregateGroups(got, ptr, src, w, h, g, acc)
 				Aggregate(want, ptr, src, w, h, acc)
+				var gr Groups
+				if err := gr.Set(ptr, src, g); err != nil {
+					t.Fatal(err)
+				}
+				AggregateGrouped(grouped, &gr, w, h, acc)
 				for i := range got.Data {
 					if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
 						t.Fatalf("c=%d g=%d acc=%v: element %d = %v, Aggregate gives %v", c, g, acc, i, got.Data[i], want.Data[i])
 					}
+					if math.Float32bits(grouped.Data[i]) != math.Float32bits(want.Data[i]) {
+						t.Fatalf("c=%d g=%d acc=%v: AggregateGrouped element %d = %v, Aggregate gives %v", c, g, acc, i, grouped.Data[i], want.Data[i])
+					}
 				}
 			}
 		}
+	}
+}
+
+// Groups.Set rejects row pointers that do not describe src, and
+// AggregateGrouped checks the shapes and that the sources are rows of h on
+// every call.
+func TestGroupsRejectsBadInput(t *testing.T) {
+	var gr Groups
+	for _, tc := range []struct {
+		ptr, src []int32
+	}{
+		{[]int32{1, 2}, []int32{0, 0}},          // does not start at 0
+		{[]int32{0, 2, 1, 3}, []int32{0, 0, 0}}, // decreasing
+		{[]int32{0, 1}, []int32{0, 0}},          // does not end at len(src)
+		{nil, nil},
+	} {
+		if err := gr.Set(tc.ptr, tc.src, 1); err == nil {
+			t.Errorf("ptr %v over %d sources accepted", tc.ptr, len(tc.src))
+		}
+	}
+	if err := gr.Set([]int32{0, 1, 2}, []int32{3, 3}, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		hRows, dst int
+	}{{"a source outside h", 3, 2}, {"wrong dst rows", 4, 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			AggregateGrouped(NewDense[float32](tc.dst, 8), &gr, []float32{1, 1}, NewDense[float32](tc.hRows, 8), false)
+		})
 	}
 }
 
@@ -210,6 +255,10 @@ func TestAggregateGroupsRejectsBadGroups(t *testing.T) {
 			g := 2
 			if tc.rows == 4 {
 				g = 4
+			}
+			var gr Groups
+			if err := gr.Set(tc.ptr, tc.src, g); err == nil {
+				t.Error("Groups.Set accepted the structure")
 			}
 			AggregateGroups(dst, tc.ptr, tc.src, make([]float32, len(tc.src)), h, g, false)
 		})

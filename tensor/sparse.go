@@ -52,15 +52,63 @@ func AggregateGroups[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T
 	if g < 1 || dst.Rows%g != 0 {
 		panic(fmt.Sprintf("tensor: AggregateGroups: %d targets are not groups of %d", dst.Rows, g))
 	}
-	checkGroups(ptr, src, g)
+	if err := groupsErr(ptr, src, g); err != nil {
+		panic(err.Error())
+	}
 	aggregate(dst, ptr, src, w, h, g, accumulate)
 }
 
-// checkGroups panics unless every row of each group of g rows has the
-// sources of the group's first row. A group's rows are consecutive, so they
-// have the same sources exactly when their lengths agree and the group's
-// sources equal themselves shifted by one row: one comparison per group.
-func checkGroups(ptr, src []int32, g int) {
+// Groups is the row structure of AggregateGroups, checked once for callers
+// that aggregate over it many times (routing's child-side gradients, several
+// per pass): CSR lists ptr and src whose rows come in groups of G
+// consecutive rows with the same sources. The zero value has no rows. Set
+// keeps ptr and src, which must not change while the Groups is in use.
+type Groups struct {
+	ptr, src []int32
+	g        int
+	maxSrc   uint32 // the largest source, read as uint32
+}
+
+// Set checks that ptr is a row pointer over src (ptr[0] = 0, non-decreasing,
+// ending at len(src)) with a multiple of g rows, and that each group of g
+// rows has the same sources, and keeps ptr, src and g.
+func (gr *Groups) Set(ptr, src []int32, g int) error {
+	rows := len(ptr) - 1
+	if rows < 0 || g < 1 || rows%g != 0 || ptr[0] != 0 || int(ptr[rows]) != len(src) {
+		return fmt.Errorf("tensor: groups: %d row pointers over %d sources in groups of %d", len(ptr), len(src), g)
+	}
+	for v := 0; v < rows; v++ {
+		if ptr[v] > ptr[v+1] {
+			return fmt.Errorf("tensor: groups: row %d ends at %d before it starts at %d", v, ptr[v+1], ptr[v])
+		}
+	}
+	if err := groupsErr(ptr, src, g); err != nil {
+		return err
+	}
+	*gr = Groups{ptr: ptr, src: src, g: g, maxSrc: maxSource(src)}
+	return nil
+}
+
+// AggregateGrouped is AggregateGroups over a structure checked once by
+// Groups.Set: per call it checks only the shapes and that the sources are
+// rows of h. The results are AggregateGroups', bit for bit.
+func AggregateGrouped[T Float](dst *Dense[T], gr *Groups, w []T, h *Dense[T], accumulate bool) {
+	if len(gr.ptr) == 0 || dst.Rows != len(gr.ptr)-1 || dst.Cols != h.Cols || (w != nil && len(w) != len(gr.src)) {
+		panic(fmt.Sprintf("tensor: AggregateGrouped shape mismatch: %d targets, %d sources, %d weights, h %d×%d, dst %d×%d",
+			len(gr.ptr)-1, len(gr.src), len(w), h.Rows, h.Cols, dst.Rows, dst.Cols))
+	}
+	if len(gr.src) > 0 && uint64(gr.maxSrc) >= uint64(h.Rows) {
+		panic(fmt.Sprintf("tensor: AggregateGrouped: source %d outside the %d rows of the dense operand", gr.maxSrc, h.Rows))
+	}
+	launchAggregate(dst, gr.ptr, gr.src, w, h, gr.g, accumulate)
+}
+
+// groupsErr reports the first group of g rows whose rows do not all have
+// the sources of the group's first row. A group's rows are consecutive, so
+// they have the same sources exactly when their lengths agree and the
+// group's sources equal themselves shifted by one row: one comparison per
+// group.
+func groupsErr(ptr, src []int32, g int) error {
 	for s := 0; s+g < len(ptr); s += g {
 		lo, hi, n := ptr[s], ptr[s+g], ptr[s+1]-ptr[s]
 		same := true
@@ -73,10 +121,11 @@ func checkGroups(ptr, src []int32, g int) {
 		first := src[ptr[s]:ptr[s+1]]
 		for v := s + 1; v < s+g; v++ {
 			if !slices.Equal(src[ptr[v]:ptr[v+1]], first) {
-				panic(fmt.Sprintf("tensor: AggregateGroups: row %d does not have the sources of row %d, the first of its group", v, s))
+				return fmt.Errorf("tensor: groups: row %d does not have the sources of row %d, the first of its group", v, s)
 			}
 		}
 	}
+	return nil
 }
 
 // equalInt32s is slices.Equal for int32, eight at a time on AVX2.
@@ -100,6 +149,16 @@ func aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], g i
 		return
 	}
 	checkSources(src, h.Rows)
+	launchAggregate(dst, ptr, src, w, h, g, accumulate)
+}
+
+// launchAggregate runs the checked aggregation in parallel over groups of g
+// rows.
+func launchAggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], g int, accumulate bool) {
+	rows := dst.Rows
+	if rows == 0 {
+		return
+	}
 	k := kernel[T]{kind: kAggregateRows}
 	k.dst, k.a, k.ptr, k.idx, k.w, k.acc, k.width = dst, h, ptr, src, w, accumulate, g
 	k.launch(rows/g, (len(src)/rows+1)*max(h.Cols, 1)*g)
