@@ -298,6 +298,18 @@ func (p *binaryOp[T]) backwardBroadcast(isA bool) {
 func (p *binaryOp[T]) reduceBroadcast(acc []float64, isA bool, od []T, vRS, vCS, oRS, oCS int) {
 	R, C := p.out.Value.Rows, p.out.Value.Cols
 	g, ad, bd := p.out.Grad.Data, p.a.Value.Data, p.b.Value.Data
+	if p.kind == binaryMul && vCS == 0 && oCS == 1 {
+		// A column broadcast against a full matrix (routing's c_ij·γ_ijk):
+		// each row's sum in a register, in the same order.
+		for i := 0; i < R; i++ {
+			s, or := acc[i*vRS], od[i*oRS:i*oRS+C]
+			for j, x := range g[i*C : (i+1)*C] {
+				s += float64(x) * float64(or[j])
+			}
+			acc[i*vRS] = s
+		}
+		return
+	}
 	for i := 0; i < R; i++ {
 		gr := g[i*C : (i+1)*C]
 		vo, oo := i*vRS, i*oRS
