@@ -81,3 +81,5 @@ func tanhAddDotLinksAVX(out, tau, p1, p2, w *float32, child, parent *int32, n, k
 func tanhDotBackLinksAVX(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k, m int) {
 	panic("tensor: tanhDotBackLinksAVX without AVX2")
 }
+
+func expFloat32Vec(dst, x *float64, n int) { panic("tensor: expFloat32Vec without AVX2") }

@@ -673,6 +673,57 @@ func TestExpFloat32(t *testing.T) {
 	}
 }
 
+// expFloat32Vec gives expFloat32's bits lane by lane, across the range
+// the softmax uses and at its edges (−104, NaN, −Inf, zeros of both signs)
+// and beyond it.
+func TestExpFloat32Vec(t *testing.T) {
+	if !haveAVX2FMA {
+		t.Skip("no AVX2+FMA on this machine")
+	}
+	xs := []float64{0, math.Copysign(0, -1), -104, math.Nextafter(-104, 0), math.Nextafter(-104, -200), -105,
+		math.NaN(), math.Inf(-1), 1e-300, -1e-300, 0.5, -0.5, 3.7, 80, -745}
+	rng := rand.New(rand.NewPCG(31, 7))
+	for range 4000 {
+		xs = append(xs, -110*rng.Float64(), -rng.ExpFloat64()*0.01)
+	}
+	for len(xs)%4 != 0 {
+		xs = append(xs, -1)
+	}
+	got := make([]float64, len(xs))
+	expFloat32Vec(&got[0], &xs[0], len(xs))
+	for i, x := range xs {
+		want := expFloat32(x)
+		if math.Float64bits(got[i]) != math.Float64bits(want) && !(math.IsNaN(got[i]) && math.IsNaN(want)) {
+			t.Fatalf("expFloat32Vec(%v) = %v (%#x), expFloat32 gives %v (%#x)", x, got[i], math.Float64bits(got[i]), want, math.Float64bits(want))
+		}
+	}
+}
+
+// The batched float32 softmax gives the scalar loop's bits: segments of
+// every length from empty to longer than its batch, with infinities.
+func TestSegmentSoftmax32Batches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 21))
+	ptr := []int32{0}
+	var x []float32
+	for _, n := range []int{0, 1, 5, 3, 0, 8, 700, 2, 511, 512, 513, 7, 1, 1, 4, 300, 300} {
+		for range n {
+			x = append(x, float32(rng.NormFloat64()*5))
+		}
+		ptr = append(ptr, int32(len(x)))
+	}
+	x[3] = float32(math.Inf(-1))
+	got, want := make([]float32, len(x)), make([]float32, len(x))
+	SegmentSoftmax(got, x, ptr)
+	for s := 0; s+1 < len(ptr); s++ {
+		softmaxScalar32(want[ptr[s]:ptr[s+1]], x[ptr[s]:ptr[s+1]])
+	}
+	for i := range got {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("element %d: %v, the scalar loop gives %v", i, got[i], want[i])
+		}
+	}
+}
+
 // TestIndexAddRowsPartitioned covers the private-copy path of IndexAddRows:
 // many indices into few rows.
 func TestIndexAddRowsPartitioned(t *testing.T) {

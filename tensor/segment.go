@@ -205,6 +205,10 @@ func SegmentSoftmax[T Float](dst, x []T, segPtr []int32) {
 func segmentSoftmaxes[T Float](k *kernel[T], lo, hi int) {
 	var z T
 	_, f32 := any(z).(float32)
+	if f32 && haveAVX2FMA {
+		segmentSoftmaxes32(any(k.w).([]float32), any(k.x).([]float32), k.ptr, lo, hi)
+		return
+	}
 	for s := lo; s < hi; s++ {
 		x, y := k.x[k.ptr[s]:k.ptr[s+1]], k.w[k.ptr[s]:k.ptr[s+1]]
 		if len(x) == 0 {
@@ -229,6 +233,89 @@ func segmentSoftmaxes[T Float](k *kernel[T], lo, hi int) {
 		for i := range y {
 			y[i] = T(float64(y[i]) * inv)
 		}
+	}
+}
+
+// softmaxBatch is the stack scratch of segmentSoftmaxes32: segments of up
+// to this many links take their exponentials in batches.
+const softmaxBatch = 512
+
+// segmentSoftmaxes32 is segmentSoftmaxes for float32 on AVX2: the shifted
+// inputs of consecutive segments are gathered until softmaxBatch values,
+// their exponentials taken four at a time (expFloat32Vec, expFloat32's
+// operations per lane), and each segment then summed and normalised in its
+// order, so the results are the scalar loop's bits. A longer segment runs
+// the scalar loop.
+func segmentSoftmaxes32(w, x []float32, ptr []int32, lo, hi int) {
+	var buf [softmaxBatch]float64
+	for s := lo; s < hi; {
+		// Segments [s, t) fill buf[:n].
+		t, n := s, 0
+		for t < hi {
+			seg := x[ptr[t]:ptr[t+1]]
+			if len(seg) > softmaxBatch || n+len(seg) > softmaxBatch {
+				break
+			}
+			if len(seg) > 0 {
+				m := seg[0]
+				for _, v := range seg[1:] {
+					m = max(m, v)
+				}
+				for i, v := range seg {
+					buf[n+i] = float64(v - m)
+				}
+			}
+			n += len(seg)
+			t++
+		}
+		if t == s { // a segment longer than buf
+			softmaxScalar32(w[ptr[s]:ptr[s+1]], x[ptr[s]:ptr[s+1]])
+			s++
+			continue
+		}
+		n4 := n &^ 3
+		if n4 > 0 {
+			expFloat32Vec(&buf[0], &buf[0], n4)
+		}
+		for i := n4; i < n; i++ {
+			buf[i] = expFloat32(buf[i])
+		}
+		off := 0
+		for ; s < t; s++ {
+			y := w[ptr[s]:ptr[s+1]]
+			var sum float64
+			for i, e := range buf[off : off+len(y)] {
+				y[i] = float32(e)
+				sum += e
+			}
+			inv := 1 / sum
+			for i := range y {
+				y[i] = float32(float64(y[i]) * inv)
+			}
+			off += len(y)
+		}
+	}
+}
+
+// softmaxScalar32 is the scalar loop of segmentSoftmaxes for one float32
+// segment.
+func softmaxScalar32(y, x []float32) {
+	if len(x) == 0 {
+		return
+	}
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var sum float64
+	for i, v := range x {
+		e := expFloat32(float64(v - m))
+		y[i] = float32(e)
+		sum += e
+	}
+	inv := 1 / sum
+	for i := range y {
+		y[i] = float32(float64(y[i]) * inv)
 	}
 }
 

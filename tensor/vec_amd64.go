@@ -33,3 +33,9 @@ func gather32(dst, src *float32, idx *int32, n int)
 //
 //go:noescape
 func equal32(a, b *int32, n int) bool
+
+// expFloat32Vec sets dst[i] = expFloat32(x[i]) for n values, n a multiple
+// of 4.
+//
+//go:noescape
+func expFloat32Vec(dst, x *float64, n int)

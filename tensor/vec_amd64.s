@@ -232,3 +232,78 @@ eqno:
 	MOVB $0, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// Constants of expFloat32, bit for bit the float64 values of its Go source.
+DATA exp64c<>+0(SB)/8, $0x3ff71547652b82fe   // log2(e)
+DATA exp64c<>+8(SB)/8, $0x3fe0000000000000   // 0.5
+DATA exp64c<>+16(SB)/8, $0x3fe62e42fefa39ef  // ln 2
+DATA exp64c<>+24(SB)/8, $0x3f2a01a01a01a01a  // 1/5040
+DATA exp64c<>+32(SB)/8, $0x3f56c16c16c16c17  // 1/720
+DATA exp64c<>+40(SB)/8, $0x3f81111111111111  // 1/120
+DATA exp64c<>+48(SB)/8, $0x3fa5555555555555  // 1/24
+DATA exp64c<>+56(SB)/8, $0x3fc5555555555555  // 1/6
+DATA exp64c<>+64(SB)/8, $0x3ff0000000000000  // 1
+DATA exp64c<>+72(SB)/8, $0xc05a000000000000  // −104
+DATA exp64c<>+80(SB)/4, $1023
+GLOBL exp64c<>(SB), RODATA|NOPTR, $84
+
+// func expFloat32Vec(dst, x *float64, n int)
+// dst[i] = expFloat32(x[i]) for n values, n a multiple of 4: the same
+// operations per lane (separate multiplies and adds; the scale 2^n built
+// from the integer n), NaN passed through and 0 below −104.
+TEXT ·expFloat32Vec(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JZ xdone
+	VBROADCASTSD exp64c<>+0(SB), Y8
+	VBROADCASTSD exp64c<>+8(SB), Y9
+	VBROADCASTSD exp64c<>+16(SB), Y10
+	VBROADCASTSD exp64c<>+64(SB), Y11
+	VBROADCASTSD exp64c<>+72(SB), Y12
+	VPBROADCASTD exp64c<>+80(SB), X13
+	VXORPD Y14, Y14, Y14
+xloop:
+	VMOVUPD (SI), Y0
+	VMULPD Y8, Y0, Y1
+	VADDPD Y9, Y1, Y1
+	VROUNDPD $1, Y1, Y1 // n = floor(x·log2 e + ½)
+	VMULPD Y10, Y1, Y2
+	VSUBPD Y2, Y0, Y2 // y = x − n·ln 2
+	VBROADCASTSD exp64c<>+24(SB), Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD exp64c<>+32(SB), Y5
+	VADDPD Y5, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD exp64c<>+40(SB), Y5
+	VADDPD Y5, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD exp64c<>+48(SB), Y5
+	VADDPD Y5, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD exp64c<>+56(SB), Y5
+	VADDPD Y5, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD Y9, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD Y11, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD Y11, Y3, Y3 // p
+	VCVTPD2DQY Y1, X4
+	VPADDD X13, X4, X4
+	VPMOVSXDQ X4, Y4
+	VPSLLQ $52, Y4, Y4 // 2^n
+	VMULPD Y4, Y3, Y3
+	VCMPPD $1, Y12, Y0, Y5 // x < −104
+	VBLENDVPD Y5, Y14, Y3, Y3
+	VCMPPD $3, Y0, Y0, Y5 // x is NaN
+	VBLENDVPD Y5, Y0, Y3, Y3
+	VMOVUPD Y3, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ xloop
+xdone:
+	VZEROUPPER
+	RET
