@@ -85,12 +85,11 @@ func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, 
 //go:noescape
 func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
 
-// tanhAddDotBackAVX is TanhAddDotBack2 (tau nil) or TanhDotBack (x and y
-// nil) for k blocks of m elements (m a multiple of 8); dst, dst2, y and dw
-// may be nil.
+// tanhAddDotBackAVX is TanhAddDotBack2 for k blocks of m elements (m a
+// multiple of 8); dst, dst2, y and dw may be nil.
 //
 //go:noescape
-func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, tau, w, up *float32, k, m int)
+func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int)
 
 // tanhAddDotLinksAVX is TanhAddDotLinks (m a multiple of 8); tau and p2
 // may be nil.

@@ -48,7 +48,7 @@ func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc
 	panic("tensor: gatherDotAVX without AVX2")
 }
 
-func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, tau, w, up *float32, k, m int) {
+func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int) {
 	panic("tensor: tanhAddDotBackAVX without AVX2")
 }
 

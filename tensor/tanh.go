@@ -129,7 +129,12 @@ func tanhBack(dst, dst2 []float32, dw []float64, x, y, tau, w, up []float32) {
 		return
 	}
 	if haveAVX2FMA && m%8 == 0 {
-		tanhAddDotBackAVX(first(dst), first(dst2), first(dw), first(x), first(y), first(tau), &w[0], &up[0], K, m)
+		if tau != nil { // one link of the link-range kernel
+			var at0 [1]int32
+			tanhDotBackLinksAVX(first(dst), first(dst2), first(dw), &tau[0], &w[0], &up[0], &at0[0], &at0[0], 1, K, m)
+		} else {
+			tanhAddDotBackAVX(first(dst), first(dst2), first(dw), &x[0], first(y), &w[0], &up[0], K, m)
+		}
 		return
 	}
 	for b, g := range up {

@@ -105,6 +105,47 @@ GLOBL tanhv<>(SB), RODATA|NOPTR, $224
 	VMULPS Y2, Y0, Y0; \
 	VDIVPS Y3, Y0, Y0
 
+// TANH_BACK adds one 8-lane step of the backward pass for τ in Y0: δ =
+// (τ²−1)·w·(−up) with −up[b] in Y4 (which rounds exactly like
+// (1−τ²)·w·up[b]) to the rows at DI and R12 (each unless nil), and up·τ
+// (up[b] in float64 in Y5) to the float64 dw at R9 (unless nil, then
+// advanced). w is at R8, BX the byte offset; scratch Y6-Y8. The labels
+// passed are the skip targets of the three optional operands.
+#define TANH_BACK(nodst, nodst2, nodw) \
+	VMULPS Y0, Y0, Y6; \
+	VSUBPS tanhv<>+0(SB), Y6, Y6; \
+	VMULPS (R8)(BX*1), Y6, Y6; \
+	VMULPS Y4, Y6, Y6; \
+	TESTQ DI, DI; \
+	JZ nodst; \
+	VADDPS (DI)(BX*1), Y6, Y7; \
+	VMOVUPS Y7, (DI)(BX*1); \
+nodst: \
+	TESTQ R12, R12; \
+	JZ nodst2; \
+	VADDPS (R12)(BX*1), Y6, Y7; \
+	VMOVUPS Y7, (R12)(BX*1); \
+nodst2: \
+	TESTQ R9, R9; \
+	JZ nodw; \
+	VCVTPS2PD X0, Y7; \
+	VFMADD213PD (R9), Y5, Y7; \
+	VMOVUPD Y7, (R9); \
+	VEXTRACTF128 $1, Y0, X8; \
+	VCVTPS2PD X8, Y8; \
+	VFMADD213PD 32(R9), Y5, Y8; \
+	VMOVUPD Y8, 32(R9); \
+	ADDQ $64, R9; \
+nodw:
+
+// UP_B loads block b's upstream gradient from (R10): up[b] in float64 into
+// Y5 and −up[b] into Y4, for TANH_BACK.
+#define UP_B \
+	VBROADCASTSS (R10), Y5; \
+	VCVTPS2PD X5, Y5; \
+	VBROADCASTSS (R10), Y4; \
+	VMULPS tanhv<>+96(SB), Y4, Y4
+
 // func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
 //
 // For each of k consecutive blocks of m elements (m a multiple of 8):
@@ -154,75 +195,39 @@ bdone:
 	VZEROUPPER
 	RET
 
-// func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, tau, w, up *float32, k, m int)
+// func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int)
 //
-// The backward pass of tanhAddDotBlocksAVX: for each of k blocks of m
-// elements (m a multiple of 8) with upstream gradient up[b], τ is read from
-// tau, or, when tau is nil, recomputed as tanh(x+y) with the forward
-// kernel's TANH_Y0 (the same bits); then dst += δ = up[b]·w·(1−τ²) and
-// dst2 += δ (each unless nil) and dw += up[b]·τ in float64 (unless dw is
-// nil). δ is formed as (τ²−1)·w·(−up[b]), which rounds exactly like
-// (1−τ²)·w·up[b].
-TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-80
+// The backward pass of tanhAddDotBlocksAVX without its stored τ: for each
+// of k blocks of m elements (m a multiple of 8) with upstream gradient
+// up[b], τ = tanh(x+y) is recomputed with the forward kernel's TANH_Y0
+// (the same bits), then TANH_BACK adds δ = up[b]·w·(1−τ²) to dst and dst2
+// and up[b]·τ to dw.
+TEXT ·tanhAddDotBackAVX(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI
 	MOVQ dst2+8(FP), R12
 	MOVQ dw+16(FP), R9
 	MOVQ x+24(FP), SI
 	MOVQ y+32(FP), DX
-	MOVQ tau+40(FP), R13
-	MOVQ w+48(FP), R8
-	MOVQ up+56(FP), R10
-	MOVQ k+64(FP), CX
-	MOVQ m+72(FP), R11
+	MOVQ w+40(FP), R8
+	MOVQ up+48(FP), R10
+	MOVQ k+56(FP), CX
+	MOVQ m+64(FP), R11
 	SHRQ $3, R11
 	LOAD_TANH_P
-	XORQ BX, BX // byte offset into dst, x, y, tau and w
+	XORQ BX, BX // byte offset into dst, x, y and w
 	TESTQ CX, CX
 	JZ kdone
 kkloop:
-	VBROADCASTSS (R10), Y5
-	VCVTPS2PD X5, Y5            // up[b] in float64
-	VBROADCASTSS (R10), Y4
-	VMULPS tanhv<>+96(SB), Y4, Y4 // −up[b]
+	UP_B
 	MOVQ R11, AX
 kbloop:
-	TESTQ R13, R13
-	JZ ktanh
-	VMOVUPS (R13)(BX*1), Y0 // stored τ
-	JMP khave
-ktanh:
 	VMOVUPS (SI)(BX*1), Y0
 	TESTQ DX, DX
 	JZ knoy
 	VADDPS (DX)(BX*1), Y0, Y0
 knoy:
 	TANH_Y0
-khave:
-	VMULPS Y0, Y0, Y6
-	VSUBPS tanhv<>+0(SB), Y6, Y6 // τ² − 1
-	VMULPS (R8)(BX*1), Y6, Y6
-	VMULPS Y4, Y6, Y6 // δ
-	TESTQ DI, DI
-	JZ knodst
-	VADDPS (DI)(BX*1), Y6, Y7
-	VMOVUPS Y7, (DI)(BX*1)
-knodst:
-	TESTQ R12, R12
-	JZ knodst2
-	VADDPS (R12)(BX*1), Y6, Y7
-	VMOVUPS Y7, (R12)(BX*1)
-knodst2:
-	TESTQ R9, R9
-	JZ knodw
-	VCVTPS2PD X0, Y7
-	VFMADD213PD (R9), Y5, Y7
-	VMOVUPD Y7, (R9)
-	VEXTRACTF128 $1, Y0, X8
-	VCVTPS2PD X8, Y8
-	VFMADD213PD 32(R9), Y5, Y8
-	VMOVUPD Y8, 32(R9)
-	ADDQ $64, R9
-knodw:
+	TANH_BACK(knodst, knodst2, knodw)
 	ADDQ $32, BX
 	DECQ AX
 	JNZ kbloop
@@ -307,7 +312,7 @@ ldone:
 
 // func tanhDotBackLinksAVX(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k, m int)
 //
-// tanhAddDotBackAVX with stored τ for n links at once: link t adds its δ to
+// The backward pass of tanhAddDotBlocksAVX with stored τ for n links at once: link t adds its δ to
 // row parent[t] of dst and row child[t] of dst2 (each unless nil), and
 // up·τ to dw (unless nil), reading τ at tau[t·k·m : +k·m] and its upstream
 // gradients at up[t·k : +k]; the same operations, in the same order, as one
@@ -345,38 +350,11 @@ tnodst2:
 	XORQ BX, BX // byte offset into the link's dst rows, tau and w
 	MOVQ k+72(FP), CX
 tkloop:
-	VBROADCASTSS (R10), Y5
-	VCVTPS2PD X5, Y5            // up[b] in float64
-	VBROADCASTSS (R10), Y4
-	VMULPS tanhv<>+96(SB), Y4, Y4 // −up[b]
+	UP_B
 	MOVQ R11, AX
 tbloop:
 	VMOVUPS (R13)(BX*1), Y0 // τ
-	VMULPS Y0, Y0, Y6
-	VSUBPS tanhv<>+0(SB), Y6, Y6 // τ² − 1
-	VMULPS (R8)(BX*1), Y6, Y6
-	VMULPS Y4, Y6, Y6 // δ
-	TESTQ DI, DI
-	JZ tnod
-	VADDPS (DI)(BX*1), Y6, Y7
-	VMOVUPS Y7, (DI)(BX*1)
-tnod:
-	TESTQ R12, R12
-	JZ tnod2
-	VADDPS (R12)(BX*1), Y6, Y7
-	VMOVUPS Y7, (R12)(BX*1)
-tnod2:
-	TESTQ R9, R9
-	JZ tnodw
-	VCVTPS2PD X0, Y7
-	VFMADD213PD (R9), Y5, Y7
-	VMOVUPD Y7, (R9)
-	VEXTRACTF128 $1, Y0, X8
-	VCVTPS2PD X8, Y8
-	VFMADD213PD 32(R9), Y5, Y8
-	VMOVUPD Y8, 32(R9)
-	ADDQ $64, R9
-tnodw:
+	TANH_BACK(tnod, tnod2, tnodw)
 	ADDQ $32, BX
 	DECQ AX
 	JNZ tbloop
