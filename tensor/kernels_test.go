@@ -715,7 +715,7 @@ func TestSegmentSoftmax32Batches(t *testing.T) {
 	got, want := make([]float32, len(x)), make([]float32, len(x))
 	SegmentSoftmax(got, x, ptr)
 	for s := 0; s+1 < len(ptr); s++ {
-		softmaxScalar32(want[ptr[s]:ptr[s+1]], x[ptr[s]:ptr[s+1]])
+		softmaxSegment(want[ptr[s]:ptr[s+1]], x[ptr[s]:ptr[s+1]])
 	}
 	for i := range got {
 		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {

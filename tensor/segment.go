@@ -210,30 +210,42 @@ func segmentSoftmaxes[T Float](k *kernel[T], lo, hi int) {
 		return
 	}
 	for s := lo; s < hi; s++ {
-		x, y := k.x[k.ptr[s]:k.ptr[s+1]], k.w[k.ptr[s]:k.ptr[s+1]]
-		if len(x) == 0 {
-			continue
-		}
-		m := x[0]
-		for _, v := range x[1:] {
-			m = max(m, v)
-		}
-		var sum float64
-		for i, v := range x {
-			var e float64
-			if f32 {
-				e = expFloat32(float64(v - m))
-			} else {
-				e = math.Exp(float64(v - m))
-			}
-			y[i] = T(e)
-			sum += e
-		}
-		inv := 1 / sum
-		for i := range y {
-			y[i] = T(float64(y[i]) * inv)
-		}
+		softmaxSegment(k.w[k.ptr[s]:k.ptr[s+1]], k.x[k.ptr[s]:k.ptr[s+1]])
 	}
+}
+
+// softmaxSegment sets y to the softmax of one segment x: exponentials of
+// x − max(x) (expFloat32 for float32), normalised by their float64 sum.
+func softmaxSegment[T Float](y, x []T) {
+	if len(x) == 0 {
+		return
+	}
+	m := segmentMax(x)
+	_, f32 := any(m).(float32)
+	var sum float64
+	for i, v := range x {
+		var e float64
+		if f32 {
+			e = expFloat32(float64(v - m))
+		} else {
+			e = math.Exp(float64(v - m))
+		}
+		y[i] = T(e)
+		sum += e
+	}
+	inv := 1 / sum
+	for i := range y {
+		y[i] = T(float64(y[i]) * inv)
+	}
+}
+
+// segmentMax is the largest element of a non-empty x.
+func segmentMax[T Float](x []T) T {
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	return m
 }
 
 // softmaxBatch is the stack scratch of segmentSoftmaxes32: segments of up
@@ -244,8 +256,8 @@ const softmaxBatch = 512
 // inputs of consecutive segments are gathered until softmaxBatch values,
 // their exponentials taken four at a time (expFloat32Vec, expFloat32's
 // operations per lane), and each segment then summed and normalised in its
-// order, so the results are the scalar loop's bits. A longer segment runs
-// the scalar loop.
+// order, so the results are softmaxSegment's bits. A longer segment runs
+// softmaxSegment.
 func segmentSoftmaxes32(w, x []float32, ptr []int32, lo, hi int) {
 	var buf [softmaxBatch]float64
 	for s := lo; s < hi; {
@@ -253,14 +265,11 @@ func segmentSoftmaxes32(w, x []float32, ptr []int32, lo, hi int) {
 		t, n := s, 0
 		for t < hi {
 			seg := x[ptr[t]:ptr[t+1]]
-			if len(seg) > softmaxBatch || n+len(seg) > softmaxBatch {
+			if n+len(seg) > softmaxBatch {
 				break
 			}
 			if len(seg) > 0 {
-				m := seg[0]
-				for _, v := range seg[1:] {
-					m = max(m, v)
-				}
+				m := segmentMax(seg)
 				for i, v := range seg {
 					buf[n+i] = float64(v - m)
 				}
@@ -269,7 +278,7 @@ func segmentSoftmaxes32(w, x []float32, ptr []int32, lo, hi int) {
 			t++
 		}
 		if t == s { // a segment longer than buf
-			softmaxScalar32(w[ptr[s]:ptr[s+1]], x[ptr[s]:ptr[s+1]])
+			softmaxSegment(w[ptr[s]:ptr[s+1]], x[ptr[s]:ptr[s+1]])
 			s++
 			continue
 		}
@@ -294,28 +303,6 @@ func segmentSoftmaxes32(w, x []float32, ptr []int32, lo, hi int) {
 			}
 			off += len(y)
 		}
-	}
-}
-
-// softmaxScalar32 is the scalar loop of segmentSoftmaxes for one float32
-// segment.
-func softmaxScalar32(y, x []float32) {
-	if len(x) == 0 {
-		return
-	}
-	m := x[0]
-	for _, v := range x[1:] {
-		m = max(m, v)
-	}
-	var sum float64
-	for i, v := range x {
-		e := expFloat32(float64(v - m))
-		y[i] = float32(e)
-		sum += e
-	}
-	inv := 1 / sum
-	for i := range y {
-		y[i] = float32(float64(y[i]) * inv)
 	}
 }
 
