@@ -504,15 +504,9 @@ func TestLinkOpsFloat32MatchFloat64(t *testing.T) {
 		}
 		ix32, _ := newLinkIndex(l)
 		rng := rand.New(rand.NewPCG(7, 8))
-		C, P, E := l.Children, l.Parents, l.NumLinks()
+		E := l.NumLinks()
 		K, d, m := 4, 18, 16
-		in := map[string]*tensor.Dense[float64]{}
-		for _, v := range []struct {
-			name string
-			r, c int
-		}{{"a", C, d}, {"x", C, K * d}, {"z", P, d}, {"w", E, K}, {"p1", C, K * m}, {"p2", P, K * m}, {"aw", K, m}} {
-			in[v.name] = &randVar[float64](rng, v.name, v.r, v.c, 0.5).Value
-		}
+		in := linkOpInputs(rng, l, K, d, m)
 		for _, op := range []string{"cos", "inner", "sum", "align"} {
 			want, err := linkOpRun[float64](op, ix, in, K, d)
 			if err != nil {
@@ -544,14 +538,7 @@ func TestLinkAlignFusedChildPassBits(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(9, 9))
 	K, m := 4, 16
-	in := map[string]*tensor.Dense[float64]{}
-	for _, v := range []struct {
-		name string
-		r, c int
-	}{{"a", l.Children, 18}, {"x", l.Children, K * 18}, {"z", l.Parents, 18}, {"w", l.NumLinks(), K},
-		{"p1", l.Children, K * m}, {"p2", l.Parents, K * m}, {"aw", K, m}} {
-		in[v.name] = &randVar[float64](rng, v.name, v.r, v.c, 0.5).Value
-	}
+	in := linkOpInputs(rng, l, K, 18, m)
 	run := func(procs int) map[string][]float64 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		res, err := linkOpRun[float32]("align", ix, in, K, 18)
@@ -564,13 +551,7 @@ func TestLinkAlignFusedChildPassBits(t *testing.T) {
 	if ix.links.NumLinks() < 2*alignBlock || tensor.Serial(ix.links.Children, linkCost(ix, 24*K*m)) {
 		t.Fatal("the graph is too small to take the parallel path")
 	}
-	for _, name := range []string{"out", "p1", "p2", "aw"} {
-		for i, v := range serial[name] {
-			if parallel[name][i] != v {
-				t.Fatalf("%s[%d]: %v on one goroutine, %v on several", name, i, v, parallel[name][i])
-			}
-		}
-	}
+	sameAlignBits(t, "one goroutine", serial, "several", parallel)
 }
 
 // The float32 alignment gives the same bits whether its backward pass reads
@@ -584,14 +565,7 @@ func TestLinkAlignKeptTauBits(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(4, 12))
 	K, m := 4, 16
-	in := map[string]*tensor.Dense[float64]{}
-	for _, v := range []struct {
-		name string
-		r, c int
-	}{{"a", l.Children, 18}, {"x", l.Children, K * 18}, {"z", l.Parents, 18}, {"w", l.NumLinks(), K},
-		{"p1", l.Children, K * m}, {"p2", l.Parents, K * m}, {"aw", K, m}} {
-		in[v.name] = &randVar[float64](rng, v.name, v.r, v.c, 0.5).Value
-	}
+	in := linkOpInputs(rng, l, K, 18, m)
 	if l.NumLinks()*K*m > alignKeepMax {
 		t.Fatal("the links are too many for the kept path")
 	}
@@ -607,11 +581,32 @@ func TestLinkAlignKeptTauBits(t *testing.T) {
 	}
 	for _, procs := range []int{1, 4} {
 		kept, recomputed := run(procs, alignKeepMax), run(procs, 0)
-		for _, name := range []string{"out", "p1", "p2", "aw"} {
-			for i, v := range kept[name] {
-				if recomputed[name][i] != v {
-					t.Fatalf("%d goroutines, %s[%d]: %v with τ kept, %v recomputed", procs, name, i, v, recomputed[name][i])
-				}
+		sameAlignBits(t, fmt.Sprintf("%d goroutines, τ kept", procs), kept, "recomputed", recomputed)
+	}
+}
+
+// linkOpInputs returns random inputs of the link ops on l, under the names
+// linkOpRun reads: K perspectives of d columns and alignment blocks of m.
+func linkOpInputs(rng *rand.Rand, l *Links, K, d, m int) map[string]*tensor.Dense[float64] {
+	in := map[string]*tensor.Dense[float64]{}
+	for _, v := range []struct {
+		name string
+		r, c int
+	}{{"a", l.Children, d}, {"x", l.Children, K * d}, {"z", l.Parents, d}, {"w", l.NumLinks(), K},
+		{"p1", l.Children, K * m}, {"p2", l.Parents, K * m}, {"aw", K, m}} {
+		in[v.name] = &randVar[float64](rng, v.name, v.r, v.c, 0.5).Value
+	}
+	return in
+}
+
+// sameAlignBits fails unless two runs of the alignment (linkOpRun) gave the
+// same bits in its output and every gradient.
+func sameAlignBits(t *testing.T, nameA string, a map[string][]float64, nameB string, b map[string][]float64) {
+	t.Helper()
+	for _, name := range []string{"out", "p1", "p2", "aw"} {
+		for i, v := range a[name] {
+			if b[name][i] != v {
+				t.Fatalf("%s[%d]: %v (%s), %v (%s)", name, i, v, nameA, b[name][i], nameB)
 			}
 		}
 	}
