@@ -298,23 +298,19 @@ func (p *binaryOp[T]) backwardBroadcast(isA bool) {
 func (p *binaryOp[T]) reduceBroadcast(acc []float64, isA bool, od []T, vRS, vCS, oRS, oCS int) {
 	R, C := p.out.Value.Rows, p.out.Value.Cols
 	g, ad, bd := p.out.Grad.Data, p.a.Value.Data, p.b.Value.Data
-	if p.kind == binaryMul && vCS == 0 && oCS == 1 {
-		// A column broadcast against a full matrix (routing's c_ij·γ_ijk):
-		// each row's sum in a register, in the same order.
-		for i := 0; i < R; i++ {
-			s, or := acc[i*vRS], od[i*oRS:i*oRS+C]
-			for j, x := range g[i*C : (i+1)*C] {
-				s += float64(x) * float64(or[j])
-			}
-			acc[i*vRS] = s
-		}
-		return
-	}
 	for i := 0; i < R; i++ {
 		gr := g[i*C : (i+1)*C]
 		vo, oo := i*vRS, i*oRS
 		ao, bo := i*p.aRS, i*p.bRS
 		switch {
+		case p.kind == binaryMul && vCS == 0:
+			// A broadcast column (routing's c_ij·γ_ijk): the row's terms
+			// all go to acc[vo], so sum them in a local, in the same order.
+			s := acc[vo]
+			for j, x := range gr {
+				s += float64(x) * float64(od[oo+j*oCS])
+			}
+			acc[vo] = s
 		case p.kind == binaryMul:
 			for j, x := range gr {
 				acc[vo+j*vCS] += float64(x) * float64(od[oo+j*oCS])
