@@ -68,6 +68,41 @@
 	VADDPS b1, a1, a1; \
 	VADDPS b2, a2, a2
 
+// The Gemm row kernels (gemmRows32, gemmRows16Tail, gemmRows8) share their
+// operands and their walk over the terms: dst row at DI (stride DX bytes),
+// a's row at SI (stride R8), b at R9 (row stride R10), rows left in BX, acc
+// in AX. For each output row, CX counts the terms left, R11 is the offset
+// of b's row p and R12 points at a[r·lda + p]; a pair step broadcasts the
+// weights of terms p and p+1 into Y4 and Y5, with b's row p+1 at offset
+// R13.
+#define GEMM_ROWS_ARGS \
+	MOVQ dst+0(FP), DI; \
+	MOVQ ldd+8(FP), DX; \
+	SHLQ $2, DX; \
+	MOVQ a+16(FP), SI; \
+	MOVQ lda+24(FP), R8; \
+	SHLQ $2, R8; \
+	MOVQ b+32(FP), R9; \
+	MOVQ ldb+40(FP), R10; \
+	SHLQ $2, R10; \
+	MOVQ rows+56(FP), BX; \
+	MOVBLZX acc+64(FP), AX
+
+#define GEMM_TERMS \
+	MOVQ k+48(FP), CX; \
+	XORQ R11, R11; \
+	MOVQ SI, R12
+
+#define GEMM_PAIR \
+	LEAQ (R11)(R10*1), R13; \
+	VBROADCASTSS (R12), Y4; \
+	VBROADCASTSS 4(R12), Y5
+
+#define GEMM_PAIR_NEXT \
+	LEAQ (R13)(R10*1), R11; \
+	ADDQ $8, R12; \
+	SUBQ $2, CX
+
 // func axpyRows32(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
 //
 // dst[0:32] = (acc ? dst[0:32] : 0) + Σ_{e<n} w[e]·h[idx[e]·stride : idx[e]·stride+32],
@@ -455,17 +490,7 @@ t2sum:
 // each other at a fixed stride instead of through an index vector, and one
 // call covers all rows.
 TEXT ·gemmRows32(SB), NOSPLIT, $0-65
-	MOVQ dst+0(FP), DI
-	MOVQ ldd+8(FP), DX
-	SHLQ $2, DX
-	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R8
-	SHLQ $2, R8
-	MOVQ b+32(FP), R9
-	MOVQ ldb+40(FP), R10
-	SHLQ $2, R10
-	MOVQ rows+56(FP), BX
-	MOVBLZX acc+64(FP), AX
+	GEMM_ROWS_ARGS
 	TESTQ BX, BX
 	JZ g32done
 g32row:
@@ -481,20 +506,14 @@ g32zero:
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
-	MOVQ k+48(FP), CX
-	XORQ R11, R11 // the offset of b's row p
-	MOVQ SI, R12  // a[r·lda + p]
+	GEMM_TERMS
 g32pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT g32single
-	LEAQ (R11)(R10*1), R13
-	VBROADCASTSS (R12), Y4
-	VBROADCASTSS 4(R12), Y5
+	GEMM_PAIR
 	ROW32(Y4, R9, R11, Y0, Y1, Y2, Y3)
 	ROW32(Y5, R9, R13, Y8, Y9, Y10, Y11)
-	LEAQ (R13)(R10*1), R11
-	ADDQ $8, R12
-	SUBQ $2, CX
+	GEMM_PAIR_NEXT
 	JMP g32pairs
 g32single:
 	TESTQ CX, CX
@@ -519,17 +538,7 @@ g32done:
 // axpyRows16Tail's operations in its order, so the results are the same
 // bits.
 TEXT ·gemmRows16Tail(SB), NOSPLIT, $0-80
-	MOVQ dst+0(FP), DI
-	MOVQ ldd+8(FP), DX
-	SHLQ $2, DX
-	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R8
-	SHLQ $2, R8
-	MOVQ b+32(FP), R9
-	MOVQ ldb+40(FP), R10
-	SHLQ $2, R10
-	MOVQ rows+56(FP), BX
-	MOVBLZX acc+64(FP), AX
+	GEMM_ROWS_ARGS
 	MOVQ mask+72(FP), R13
 	VMOVDQU (R13), Y15
 	TESTQ BX, BX
@@ -545,20 +554,14 @@ h16zero:
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
-	MOVQ k+48(FP), CX
-	XORQ R11, R11 // the offset of b's row p
-	MOVQ SI, R12  // a[r·lda + p]
+	GEMM_TERMS
 h16pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT h16single
-	LEAQ (R11)(R10*1), R13
-	VBROADCASTSS (R12), Y4
-	VBROADCASTSS 4(R12), Y5
+	GEMM_PAIR
 	ROW16T(Y4, R9, R11, Y6, Y0, Y1, Y2)
 	ROW16T(Y5, R9, R13, Y7, Y8, Y9, Y10)
-	LEAQ (R13)(R10*1), R11
-	ADDQ $8, R12
-	SUBQ $2, CX
+	GEMM_PAIR_NEXT
 	JMP h16pairs
 h16single:
 	TESTQ CX, CX
@@ -583,17 +586,7 @@ h16done:
 // row gets axpyRows8's (or, masked, axpyRowsTail's) operations in their
 // order, so the results are the same bits.
 TEXT ·gemmRows8(SB), NOSPLIT, $0-80
-	MOVQ dst+0(FP), DI
-	MOVQ ldd+8(FP), DX
-	SHLQ $2, DX
-	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R8
-	SHLQ $2, R8
-	MOVQ b+32(FP), R9
-	MOVQ ldb+40(FP), R10
-	SHLQ $2, R10
-	MOVQ rows+56(FP), BX
-	MOVBLZX acc+64(FP), AX
+	GEMM_ROWS_ARGS
 	MOVQ mask+72(FP), R13
 	VMOVDQU (R13), Y15
 	TESTQ BX, BX
@@ -605,22 +598,16 @@ g8row:
 	JZ g8zero
 	VMASKMOVPS (DI), Y15, Y0
 g8zero:
-	MOVQ k+48(FP), CX
-	XORQ R11, R11 // the offset of b's row p
-	MOVQ SI, R12  // a[r·lda + p]
+	GEMM_TERMS
 g8pairs:
 	CMPQ CX, $2
 	JLT g8single
-	LEAQ (R11)(R10*1), R13
-	VBROADCASTSS (R12), Y4
-	VBROADCASTSS 4(R12), Y5
+	GEMM_PAIR
 	VMASKMOVPS (R9)(R11*1), Y15, Y6
 	VMASKMOVPS (R9)(R13*1), Y15, Y7
 	VFMADD231PS Y6, Y4, Y0
 	VFMADD231PS Y7, Y5, Y1
-	LEAQ (R13)(R10*1), R11
-	ADDQ $8, R12
-	SUBQ $2, CX
+	GEMM_PAIR_NEXT
 	JMP g8pairs
 g8single:
 	TESTQ CX, CX
