@@ -69,22 +69,21 @@ GLOBL g4dafac<>(SB), RODATA|NOPTR, $32
 DATA g4eps<>+0(SB)/8, $1e-9
 GLOBL g4eps<>(SB), RODATA|NOPTR, $8
 
+// LANE_MUL_ADD adds lane i (imm = i·0x55) of src, broadcast, times mul to
+// acc. Scratch: t.
+#define LANE_MUL_ADD(imm, src, mul, acc, t) \
+	VPERMPD imm, src, t; \
+	VMULPD mul, t, t; \
+	VADDPD t, acc, acc
+
 // RPRE sets r = ρ = h·WC for the link's h (float64 in h): r = 0, then
 // r += h_k'·WC[k',:] for k' = 0..3. Scratch: t.
 #define RPRE(h, r, t) \
 	VXORPD r, r, r; \
-	VPERMPD $0x00, h, t; \
-	VMULPD A_WC0(SI), t, t; \
-	VADDPD t, r, r; \
-	VPERMPD $0x55, h, t; \
-	VMULPD A_WC1(SI), t, t; \
-	VADDPD t, r, r; \
-	VPERMPD $0xAA, h, t; \
-	VMULPD A_WC2(SI), t, t; \
-	VADDPD t, r, r; \
-	VPERMPD $0xFF, h, t; \
-	VMULPD A_WC3(SI), t, t; \
-	VADDPD t, r, r
+	LANE_MUL_ADD($0x00, h, A_WC0(SI), r, t); \
+	LANE_MUL_ADD($0x55, h, A_WC1(SI), r, t); \
+	LANE_MUL_ADD($0xAA, h, A_WC2(SI), r, t); \
+	LANE_MUL_ADD($0xFF, h, A_WC3(SI), r, t)
 
 // SUM4 sets out = (((0 + a_i) + b_i) + c_i) + d_i... transposed: lane i of
 // out is the sum over the lanes of the i-th operand, ((0 + x0) + x1) + x2)
@@ -295,18 +294,10 @@ bnoa:
 	VMULSD A_AR(SI), X6, X6
 	VBROADCASTSD X6, Y6 // f
 	VMULPD Y0, Y6, Y0   // f·h
-	VPERMPD $0x00, Y0, Y2
-	VMULPD Y4, Y2, Y2
-	VADDPD Y2, Y11, Y11
-	VPERMPD $0x55, Y0, Y2
-	VMULPD Y4, Y2, Y2
-	VADDPD Y2, Y12, Y12
-	VPERMPD $0xAA, Y0, Y2
-	VMULPD Y4, Y2, Y2
-	VADDPD Y2, Y13, Y13
-	VPERMPD $0xFF, Y0, Y2
-	VMULPD Y4, Y2, Y2
-	VADDPD Y2, Y14, Y14
+	LANE_MUL_ADD($0x00, Y0, Y4, Y11, Y2)
+	LANE_MUL_ADD($0x55, Y0, Y4, Y12, Y2)
+	LANE_MUL_ADD($0xAA, Y0, Y4, Y13, Y2)
+	LANE_MUL_ADD($0xFF, Y0, Y4, Y14, Y2)
 	// ∂h += float32(f·sh), sh_k' = Σ_k ∂L_k·WC[k',k]
 	MOVQ A_GH(SI), R9
 	TESTQ R9, R9
