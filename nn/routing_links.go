@@ -36,8 +36,10 @@ type linkIndex struct {
 	pairs  pairIndex
 	pairK  int
 	// pairs1 is the layout for one perspective: the links themselves
-	// (slices of links and of the index).
-	pairs1 pairIndex
+	// (slices of links and of the index), its groups checked on first use
+	// (pairs1Set).
+	pairs1    pairIndex
+	pairs1Set bool
 }
 
 // pairIndex lays the E·K (link, perspective) pairs of a linkIndex out as
@@ -72,11 +74,15 @@ func (pi *pairIndex) setGroups(K int) {
 // pairsFor returns the pair layout for K perspectives, building it when K
 // or the links changed since the last call. Layers of one K share it.
 func (x *linkIndex) pairsFor(K int) *pairIndex {
-	if K == 1 {
-		return &x.pairs1
-	}
 	x.pairMu.Lock()
 	defer x.pairMu.Unlock()
+	if K == 1 {
+		if !x.pairs1Set {
+			x.pairs1.setGroups(1)
+			x.pairs1Set = true
+		}
+		return &x.pairs1
+	}
 	if x.pairK == K {
 		return &x.pairs
 	}
@@ -164,7 +170,7 @@ func (x *linkIndex) build(l *Links) error {
 	E := l.NumLinks()
 	x.links, x.gen = l, l.gen
 	x.pairMu.Lock()
-	x.pairK = 0
+	x.pairK, x.pairs1Set = 0, false
 	x.pairMu.Unlock()
 	x.parent = grow(x.parent, E)
 	x.childPtr = grow(x.childPtr, l.Children+1)
@@ -197,7 +203,6 @@ func (x *linkIndex) build(l *Links) error {
 	}
 	x.pairs1 = pairIndex{ptr: l.Ptr[:l.Parents+1], child: l.Child[:E], cPtr: x.childPtr[:l.Children+1],
 		cSrc: x.childParent[:E], cPair: x.childLink[:E]}
-	x.pairs1.setGroups(1)
 	return nil
 }
 
