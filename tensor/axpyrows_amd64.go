@@ -78,13 +78,6 @@ func gemmRows16Tail(dst *float32, ldd int, a *float32, lda int, b *float32, ldb 
 //go:noescape
 func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32)
 
-// tanhAddDotBlocksAVX sets tau = tanh(x+y) (float32 rational approximation,
-// |error| ≤ 1e-6) over k consecutive blocks of m elements (m a multiple of
-// 8) and out[b] = Σ w·tau over block b; y and tau may be nil.
-//
-//go:noescape
-func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
-
 // tanhAddDotBackAVX is TanhAddDotBack2 for k blocks of m elements (m a
 // multiple of 8); dst, dst2, y and dw may be nil.
 //

@@ -56,10 +56,6 @@ func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32
 	panic("tensor: axpyRows16Tail without AVX2")
 }
 
-func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int) {
-	panic("tensor: tanhAddDotBlocksAVX without AVX2")
-}
-
 func sigmoid64AVX(dst, x *float64, n int) {
 	panic("tensor: sigmoid64AVX without AVX2")
 }

@@ -32,7 +32,7 @@ func TanhAddDot(tau, x, y, w []float32) float32 {
 	}
 	if haveAVX2FMA && n > 0 && n%8 == 0 {
 		var out float32
-		tanhAddDotBlocksAVX(&out, &tau[0], &x[0], first(y), &w[0], 1, n)
+		tanhLinkAVX(&out, &tau[0], &x[0], first(y), &w[0], 1, n)
 		return out
 	}
 	s := 0.0
@@ -59,7 +59,7 @@ func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 	}
 	m := n / K
 	if haveAVX2FMA && m > 0 && m%8 == 0 {
-		tanhAddDotBlocksAVX(&out[0], first(tau), &x[0], first(y), &w[0], K, m)
+		tanhLinkAVX(&out[0], first(tau), &x[0], first(y), &w[0], K, m)
 		return
 	}
 	var buf [64]float32
@@ -162,6 +162,13 @@ func tanhBack(dst, dst2 []float32, dw []float64, x, y, tau, w, up []float32) {
 			}
 		}
 	}
+}
+
+// tanhLinkAVX runs the link-range forward kernel on one link whose rows
+// are x and y (y may be nil), in k blocks of m elements.
+func tanhLinkAVX(out, tau, x, y, w *float32, k, m int) {
+	var at0 [1]int32
+	tanhAddDotLinksAVX(out, tau, x, y, w, &at0[0], &at0[0], 1, k, m)
 }
 
 // first returns &s[0], or nil for an empty (or nil) s: the optional

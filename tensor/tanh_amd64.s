@@ -146,58 +146,10 @@ nodw:
 	VBROADCASTSS (R10), Y4; \
 	VMULPS tanhv<>+96(SB), Y4, Y4
 
-// func tanhAddDotBlocksAVX(out, tau, x, y, w *float32, k, m int)
-//
-// For each of k consecutive blocks of m elements (m a multiple of 8):
-// τ = tanh(x + y) (y nil: y = 0), stored in tau unless tau is nil, and
-// out[b] = Σ w·τ over the block (summed in float32 lanes, then across
-// lanes).
-TEXT ·tanhAddDotBlocksAVX(SB), NOSPLIT, $0-56
-	MOVQ out+0(FP), R12
-	MOVQ tau+8(FP), DI
-	MOVQ x+16(FP), SI
-	MOVQ y+24(FP), DX
-	MOVQ w+32(FP), R8
-	MOVQ k+40(FP), R10
-	MOVQ m+48(FP), R11
-	SHRQ $3, R11
-	LOAD_TANH_P
-	XORQ BX, BX // byte offset into tau, x, y and w
-	TESTQ R10, R10
-	JZ bdone
-bkloop:
-	VXORPS Y4, Y4, Y4 // Σ w·τ of this block
-	MOVQ R11, AX
-bloop:
-	VMOVUPS (SI)(BX*1), Y0
-	TESTQ DX, DX
-	JZ bnoy
-	VADDPS (DX)(BX*1), Y0, Y0
-bnoy:
-	TANH_Y0
-	TESTQ DI, DI
-	JZ bnotau
-	VMOVUPS Y0, (DI)(BX*1)
-bnotau:
-	VFMADD231PS (R8)(BX*1), Y0, Y4
-	ADDQ $32, BX
-	DECQ AX
-	JNZ bloop
-	VEXTRACTF128 $1, Y4, X5
-	VADDPS X5, X4, X4
-	VHADDPS X4, X4, X4
-	VHADDPS X4, X4, X4
-	VMOVSS X4, (R12)
-	ADDQ $4, R12
-	DECQ R10
-	JNZ bkloop
-bdone:
-	VZEROUPPER
-	RET
-
 // func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int)
 //
-// The backward pass of tanhAddDotBlocksAVX without its stored τ: for each
+// The backward pass of tanhAddDotLinksAVX for one link, without its stored
+// τ: for each
 // of k blocks of m elements (m a multiple of 8) with upstream gradient
 // up[b], τ = tanh(x+y) is recomputed with the forward kernel's TANH_Y0
 // (the same bits), then TANH_BACK adds δ = up[b]·w·(1−τ²) to dst and dst2
@@ -240,10 +192,12 @@ kdone:
 
 // func tanhAddDotLinksAVX(out, tau, p1, p2, w *float32, child, parent *int32, n, k, m int)
 //
-// tanhAddDotBlocksAVX for n links at once: link t reads x = row child[t] of
+// The forward kernel, for n links at once: link t reads x = row child[t] of
 // p1 and y = row parent[t] of p2 (p2 nil: y = 0), rows of k·m elements,
 // writes out[t·k : +k] and, unless tau is nil, its τ at tau[t·k·m : +k·m],
-// with the same operations as one tanhAddDotBlocksAVX call per link.
+// For each of the k blocks of m elements (m a multiple of 8) of a link,
+// τ = tanh(x + y) and out = Σ w·τ over the block (summed in float32 lanes,
+// then across lanes). TanhAddDot and TanhAddDotBlocks run it on one link.
 TEXT ·tanhAddDotLinksAVX(SB), NOSPLIT, $0-80
 	MOVQ out+0(FP), R12
 	MOVQ tau+8(FP), DI
@@ -312,7 +266,7 @@ ldone:
 
 // func tanhDotBackLinksAVX(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k, m int)
 //
-// The backward pass of tanhAddDotBlocksAVX with stored τ for n links at once: link t adds its δ to
+// The backward pass of tanhAddDotLinksAVX with stored τ for n links at once: link t adds its δ to
 // row parent[t] of dst and row child[t] of dst2 (each unless nil), and
 // up·τ to dw (unless nil), reading τ at tau[t·k·m : +k·m] and its upstream
 // gradients at up[t·k : +k]; the same operations, in the same order, as one
