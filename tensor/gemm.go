@@ -203,13 +203,17 @@ func transposeInto[T Float](dst, m *Dense[T]) {
 // masked tail of other widths, run all rows in one call each
 // (gemmRows16Tail, gemmRows32, gemmRows8), with the arithmetic of the row
 // kernels that axpyRowAVX calls per row, so the bits do not depend on the
-// path (TestGemmRowsBlocks).
+// path (TestGemmRowsBlocks). With AVX-512, gemmRowsZ runs them instead.
 func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	d, _ := any(k.dst.Data).([]float32)
 	a, _ := any(k.a.Data).([]float32)
 	b, _ := any(k.b.Data).([]float32)
 	n, kk := k.dst.Cols, k.a.Cols
 	if hi <= lo {
+		return
+	}
+	if haveAVX512 {
+		gemmRowsZ(d, a, b, n, kk, lo, hi, k.acc)
 		return
 	}
 	if n > 16 && n < 24 { // axpyRowAVX's one-pass width, for all rows at once
@@ -226,6 +230,46 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 			mask = &tailMasks[8-(n-j)]
 		}
 		gemmRows8(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, k.acc, mask)
+	}
+}
+
+// gemmRowsZ is gemmRows on AVX-512: 64-column blocks, then the remaining
+// 1-63 columns in one masked call (gemmRowsZ1-Z4), each covering rows
+// [lo, hi) with the AVX2 kernels' arithmetic.
+func gemmRowsZ(d, a, b []float32, n, kk, lo, hi int, acc bool) {
+	j := 0
+	for ; j+64 <= n; j += 64 {
+		gemmRowsZ4(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, acc, 0xffff)
+	}
+	rem := n - j
+	if rem == 0 {
+		return
+	}
+	v := (rem + 15) / 16
+	mask := 1<<(rem-16*(v-1)) - 1
+	dst, src, bj := &d[lo*n+j], &a[lo*kk], &b[j]
+	rows := hi - lo
+	if v <= 2 && rows >= 2 { // narrow: two rows per pass, then the odd one
+		pairs := rows / 2
+		if v == 1 {
+			gemmRowsZ1x2(dst, n, src, kk, bj, n, kk, pairs, acc, mask)
+		} else {
+			gemmRowsZ2x2(dst, n, src, kk, bj, n, kk, pairs, acc, mask)
+		}
+		if rows%2 == 0 {
+			return
+		}
+		dst, src, rows = &d[(hi-1)*n+j], &a[(hi-1)*kk], 1
+	}
+	switch v {
+	case 1:
+		gemmRowsZ1(dst, n, src, kk, bj, n, kk, rows, acc, mask)
+	case 2:
+		gemmRowsZ2(dst, n, src, kk, bj, n, kk, rows, acc, mask)
+	case 3:
+		gemmRowsZ3(dst, n, src, kk, bj, n, kk, rows, acc, mask)
+	default:
+		gemmRowsZ4(dst, n, src, kk, bj, n, kk, rows, acc, mask)
 	}
 }
 

@@ -143,16 +143,17 @@ var rowIdentity = func() (id [gemmRowsMaxK]int32) {
 // TestGemmRowsBlocks checks that the row kernel of Gemm, which runs
 // products 17-23 columns wide and the 32- and 8-column blocks and masked
 // tails of other widths for all rows at once (gemmRows16Tail, gemmRows32,
-// gemmRows8), gives the bits of the per-row path (axpyRowAVX) for widths
-// around the blocks, odd and even inner dimensions, row sub-ranges and
-// accumulation.
+// gemmRows8), or on AVX-512 64-column blocks and a masked remainder of one
+// to four vectors, one or two rows per pass (gemmRowsZ), gives the bits of
+// the per-row path (axpyRowAVX) for widths around the blocks, odd and even
+// inner dimensions and row counts, row sub-ranges and accumulation.
 func TestGemmRowsBlocks(t *testing.T) {
 	if !haveAVX2FMA {
 		t.Skip("no AVX2+FMA on this machine")
 	}
 	rng := rand.New(rand.NewPCG(15, 16))
 	const m = 7
-	for _, n := range []int{1, 5, 8, 9, 12, 17, 18, 23, 24, 32, 33, 36, 40, 64, 72, 100, 128} {
+	for _, n := range []int{1, 5, 8, 9, 12, 16, 17, 18, 23, 24, 32, 33, 36, 40, 48, 50, 63, 64, 72, 100, 128} {
 		for _, k := range []int{1, 2, 3, 9, 18, 64} {
 			a, b := randDense[float32](rng, m, k), randDense[float32](rng, k, n)
 			for _, acc := range []bool{false, true} {

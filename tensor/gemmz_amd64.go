@@ -1,0 +1,35 @@
+//go:build !purego
+
+package tensor
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX512 reports whether the AVX-512 Gemm row kernels below can run.
+var haveAVX512 = haveAVX2FMA && cpu.X86.HasAVX512F
+
+// gemmRowsZ1 to gemmRowsZ4 are gemmRows32 for 16·v columns in v AVX-512
+// vectors, v = 1…4, the last vector restricted to the lanes set in mask
+// (bit j for column 16·(v−1)+j; masked columns are neither read nor
+// written). Each output element gets the operations, in the order, of the
+// AVX2 row kernels, so the results are the same bits.
+//
+//go:noescape
+func gemmRowsZ1(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int)
+
+//go:noescape
+func gemmRowsZ2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int)
+
+//go:noescape
+func gemmRowsZ3(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int)
+
+//go:noescape
+func gemmRowsZ4(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int)
+
+// gemmRowsZ1x2 and gemmRowsZ2x2 are gemmRowsZ1 and gemmRowsZ2 for pairs of
+// rows (rows 2i and 2i+1 for i < pairs), which share their loads of b.
+//
+//go:noescape
+func gemmRowsZ1x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int)
+
+//go:noescape
+func gemmRowsZ2x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int)

@@ -1,0 +1,31 @@
+//go:build !amd64 || purego
+
+package tensor
+
+// haveAVX512 is false off amd64 (or with the purego tag); the functions
+// below are never called.
+const haveAVX512 = false
+
+func gemmRowsZ1(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int) {
+	panic("tensor: gemmRowsZ1 without AVX-512")
+}
+
+func gemmRowsZ2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int) {
+	panic("tensor: gemmRowsZ2 without AVX-512")
+}
+
+func gemmRowsZ3(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int) {
+	panic("tensor: gemmRowsZ3 without AVX-512")
+}
+
+func gemmRowsZ4(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int) {
+	panic("tensor: gemmRowsZ4 without AVX-512")
+}
+
+func gemmRowsZ1x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int) {
+	panic("tensor: gemmRowsZ1x2 without AVX-512")
+}
+
+func gemmRowsZ2x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int) {
+	panic("tensor: gemmRowsZ2x2 without AVX-512")
+}
