@@ -6,8 +6,9 @@
 // TanhAddDotBack and TanhDotBack, Sigmoid64).
 //
 // On amd64 with AVX2 and FMA the float32 row kernels (and Sigmoid64) run in
-// assembly; where AVX-512 is present too, Gemm's row kernels use it, with
-// the AVX2 kernels' arithmetic lane for lane. Elsewhere, or with the purego
+// assembly; where AVX-512 is present too, Gemm's row kernels and the
+// alignment's tanh forward pass use it, with the AVX2 kernels' arithmetic
+// lane for lane. Elsewhere, or with the purego
 // build tag, portable Go loops do the same work, and the tests compare them.
 //
 // The types and most kernels are generic over the element type (float32 for

@@ -168,7 +168,17 @@ func tanhBack(dst, dst2 []float32, dw []float64, x, y, tau, w, up []float32) {
 // are x and y (y may be nil), in k blocks of m elements.
 func tanhLinkAVX(out, tau, x, y, w *float32, k, m int) {
 	var at0 [1]int32
-	tanhAddDotLinksAVX(out, tau, x, y, w, &at0[0], &at0[0], 1, k, m)
+	tanhLinksAsm(out, tau, x, y, w, &at0[0], &at0[0], 1, k, m)
+}
+
+// tanhLinksAsm runs the forward kernel: tanhAddDotLinksZ16 for blocks of
+// 16 on AVX-512, tanhAddDotLinksAVX otherwise (the same bits).
+func tanhLinksAsm(out, tau, p1, p2, w *float32, child, parent *int32, n, k, m int) {
+	if haveAVX512 && m == 16 {
+		tanhAddDotLinksZ16(out, tau, p1, p2, w, child, parent, n, k)
+		return
+	}
+	tanhAddDotLinksAVX(out, tau, p1, p2, w, child, parent, n, k, m)
 }
 
 // first returns &s[0], or nil for an empty (or nil) s: the optional

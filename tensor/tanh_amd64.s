@@ -323,3 +323,141 @@ tbloop:
 tdone:
 	VZEROUPPER
 	RET
+
+// LOAD_TANH_Z broadcasts TANH_Z0's constants from the tables above: 9 and
+// −9 into Z16 and Z17, the numerator's coefficients into Z18-Z24, the
+// denominator's into Z25-Z27 and 1 into Z28.
+#define LOAD_TANH_Z \
+	VBROADCASTSS tanhv<>+32(SB), Z16; \
+	VBROADCASTSS tanhv<>+64(SB), Z17; \
+	VBROADCASTSS tanhc<>+0(SB), Z18; \
+	VBROADCASTSS tanhc<>+4(SB), Z19; \
+	VBROADCASTSS tanhc<>+8(SB), Z20; \
+	VBROADCASTSS tanhc<>+12(SB), Z21; \
+	VBROADCASTSS tanhc<>+16(SB), Z22; \
+	VBROADCASTSS tanhc<>+20(SB), Z23; \
+	VBROADCASTSS tanhc<>+24(SB), Z24; \
+	VBROADCASTSS tanhv<>+128(SB), Z25; \
+	VBROADCASTSS tanhv<>+160(SB), Z26; \
+	VBROADCASTSS tanhv<>+192(SB), Z27; \
+	VBROADCASTSS tanhv<>+0(SB), Z28
+
+// TANH_Z0 is TANH_Y0 on 16 lanes: the same operations, operand for operand,
+// with the constants in registers (LOAD_TANH_Z). Scratch: Z1-Z3.
+#define TANH_Z0 \
+	VMINPS Z16, Z0, Z0; \
+	VMAXPS Z17, Z0, Z0; \
+	VMULPS Z0, Z0, Z1; \
+	VMOVAPS Z18, Z2; \
+	VFMADD213PS Z19, Z1, Z2; \
+	VFMADD213PS Z20, Z1, Z2; \
+	VFMADD213PS Z21, Z1, Z2; \
+	VFMADD213PS Z22, Z1, Z2; \
+	VFMADD213PS Z23, Z1, Z2; \
+	VFMADD213PS Z24, Z1, Z2; \
+	VMOVAPS Z25, Z3; \
+	VFMADD213PS Z26, Z1, Z3; \
+	VFMADD213PS Z27, Z1, Z3; \
+	VFMADD213PS Z28, Z1, Z3; \
+	VMULPS Z2, Z0, Z0; \
+	VDIVPS Z3, Z0, Z0
+
+// TZ_BLOCK runs one block of tanhAddDotLinksZ16 at byte offset BX: τ =
+// tanh(x + y) into Z0 (stored unless DI is nil) and acc = the AVX2 kernel's
+// lane sums of w·τ, the low eight lanes multiplied into zero and the high
+// eight fused-multiply-added onto them. lnoy and lnotau are its skip labels.
+#define TZ_BLOCK(acc, lnoy, lnotau) \
+	VMOVUPS (SI)(BX*1), Z0; \
+	TESTQ DX, DX; \
+	JZ lnoy; \
+	VADDPS (DX)(BX*1), Z0, Z0; \
+lnoy: \
+	TANH_Z0; \
+	TESTQ DI, DI; \
+	JZ lnotau; \
+	VMOVUPS Z0, (DI)(BX*1); \
+lnotau: \
+	VXORPS acc, acc, acc; \
+	VFMADD231PS (R8)(BX*1), Y0, acc; \
+	VEXTRACTF64X4 $1, Z0, Y8; \
+	VFMADD231PS 32(R8)(BX*1), Y8, acc; \
+	ADDQ $64, BX
+
+// FOLD4 adds the high four lanes of Y acc onto its low four (X acc).
+#define FOLD4(acc, x) \
+	VEXTRACTF128 $1, acc, X8; \
+	VADDPS X8, x, x
+
+// func tanhAddDotLinksZ16(out, tau, p1, p2, w *float32, child, parent *int32, n, k int)
+//
+// tanhAddDotLinksAVX for blocks of m = 16 on AVX-512: τ of a block in one
+// vector (TANH_Z0), its dot with w formed as the AVX2 kernel forms it
+// (TZ_BLOCK), and the same horizontal sums; four blocks share theirs, whose
+// pairwise additions are those of one block's. The results are the same
+// bits.
+TEXT ·tanhAddDotLinksZ16(SB), NOSPLIT, $0-72
+	MOVQ out+0(FP), R12
+	MOVQ tau+8(FP), DI
+	MOVQ w+32(FP), R8
+	MOVQ child+40(FP), R9
+	MOVQ parent+48(FP), R10
+	MOVQ n+56(FP), R13
+	MOVQ k+64(FP), AX
+	SHLQ $6, AX // bytes per row
+	LOAD_TANH_Z
+	TESTQ R13, R13
+	JZ zdone
+zlink:
+	MOVLQSX (R9), SI
+	IMULQ AX, SI
+	ADDQ p1+16(FP), SI
+	MOVQ p2+24(FP), DX
+	TESTQ DX, DX
+	JZ znoy
+	MOVLQSX (R10), BX
+	IMULQ AX, BX
+	ADDQ BX, DX
+znoy:
+	XORQ BX, BX // byte offset into the link's x, y, tau and w
+	MOVQ k+64(FP), CX
+zquad: // four blocks at a time
+	CMPQ CX, $4
+	JLT zsingle
+	TZ_BLOCK(Y4, zq0noy, zq0notau)
+	TZ_BLOCK(Y5, zq1noy, zq1notau)
+	TZ_BLOCK(Y6, zq2noy, zq2notau)
+	TZ_BLOCK(Y7, zq3noy, zq3notau)
+	FOLD4(Y4, X4)
+	FOLD4(Y5, X5)
+	FOLD4(Y6, X6)
+	FOLD4(Y7, X7)
+	VHADDPS X5, X4, X4
+	VHADDPS X7, X6, X6
+	VHADDPS X6, X4, X4
+	VMOVUPS X4, (R12)
+	ADDQ $16, R12
+	SUBQ $4, CX
+	JMP zquad
+zsingle:
+	TESTQ CX, CX
+	JZ zlinkend
+	TZ_BLOCK(Y4, zsnoy, zsnotau)
+	FOLD4(Y4, X4)
+	VHADDPS X4, X4, X4
+	VHADDPS X4, X4, X4
+	VMOVSS X4, (R12)
+	ADDQ $4, R12
+	DECQ CX
+	JMP zsingle
+zlinkend:
+	TESTQ DI, DI
+	JZ znexttau
+	ADDQ BX, DI
+znexttau:
+	ADDQ $4, R9
+	ADDQ $4, R10
+	DECQ R13
+	JNZ zlink
+zdone:
+	VZEROUPPER
+	RET

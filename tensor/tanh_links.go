@@ -30,7 +30,7 @@ func TanhAddDotLinks(out, tau, p1, p2, w []float32, child, parent []int32) {
 		if p2 != nil {
 			par = &parent[0]
 		}
-		tanhAddDotLinksAVX(&out[0], first(tau), &p1[0], first(p2), &w[0], &child[0], par, n, K, m)
+		tanhLinksAsm(&out[0], first(tau), &p1[0], first(p2), &w[0], &child[0], par, n, K, m)
 		return
 	}
 	for t, i := range child {

@@ -371,3 +371,59 @@ func TestTanhLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestTanhLinksZ16 checks that the AVX-512 forward kernel for blocks of 16
+// gives the AVX2 kernel's outputs and τ bit for bit, with and without p2
+// and τ, on inputs that reach the clamp at ±9 and signed zeros, for block
+// counts that use its four-block path, its one-block path and both.
+func TestTanhLinksZ16(t *testing.T) {
+	if !haveAVX512 {
+		t.Skip("no AVX-512 on this machine")
+	}
+	for _, K := range []int{4, 5, 2, 9} {
+		checkTanhLinksZ16(t, K)
+	}
+}
+
+func checkTanhLinksZ16(t *testing.T, K int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(21, uint64(K)))
+	const m, C, P, n = 16, 9, 6, 31
+	row := K * m
+	vec := func(n int, s float64) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64() * s)
+		}
+		return v
+	}
+	p1, p2, w := vec(C*row, 4), vec(P*row, 4), vec(row, 1)
+	p1[3], p1[5], p2[5], w[7] = 0, float32(math.Copysign(0, -1)), 0, 0
+	p1[9] = 40
+	child, parent := make([]int32, n), make([]int32, n)
+	for i := range child {
+		child[i], parent[i] = int32(rng.IntN(C)), int32(rng.IntN(P))
+	}
+	for _, y := range [][]float32{p2, nil} {
+		var par *int32
+		if y != nil {
+			par = &parent[0]
+		}
+		got, want := make([]float32, n*K), make([]float32, n*K)
+		gotTau, wantTau := make([]float32, n*row), make([]float32, n*row)
+		tanhAddDotLinksZ16(&got[0], &gotTau[0], &p1[0], first(y), &w[0], &child[0], par, n, K)
+		tanhAddDotLinksAVX(&want[0], &wantTau[0], &p1[0], first(y), &w[0], &child[0], par, n, K, m)
+		noTau := make([]float32, n*K)
+		tanhAddDotLinksZ16(&noTau[0], nil, &p1[0], first(y), &w[0], &child[0], par, n, K)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) || math.Float32bits(noTau[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("K=%d p2 %v: out[%d] = %v (%v without τ), AVX2 %v", K, y != nil, i, got[i], noTau[i], want[i])
+			}
+		}
+		for i := range wantTau {
+			if math.Float32bits(gotTau[i]) != math.Float32bits(wantTau[i]) {
+				t.Fatalf("K=%d p2 %v: τ[%d] = %v, AVX2 %v", K, y != nil, i, gotTau[i], wantTau[i])
+			}
+		}
+	}
+}

@@ -29,3 +29,7 @@ func gemmRowsZ1x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb in
 func gemmRowsZ2x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int) {
 	panic("tensor: gemmRowsZ2x2 without AVX-512")
 }
+
+func tanhAddDotLinksZ16(out, tau, p1, p2, w *float32, child, parent *int32, n, k int) {
+	panic("tensor: tanhAddDotLinksZ16 without AVX-512")
+}

@@ -4,7 +4,8 @@ package tensor
 
 import "golang.org/x/sys/cpu"
 
-// haveAVX512 reports whether the AVX-512 Gemm row kernels below can run.
+// haveAVX512 reports whether the AVX-512 kernels below (Gemm rows in
+// gemm_avx512_amd64.s, the tanh forward pass in tanh_amd64.s) can run.
 var haveAVX512 = haveAVX2FMA && cpu.X86.HasAVX512F
 
 // gemmRowsZ1 to gemmRowsZ4 are gemmRows32 for 16·v columns in v AVX-512
@@ -33,3 +34,9 @@ func gemmRowsZ1x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb in
 
 //go:noescape
 func gemmRowsZ2x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int)
+
+// tanhAddDotLinksZ16 is tanhAddDotLinksAVX for m = 16 (the routing
+// alignment's default width) on AVX-512, with the same results bit for bit.
+//
+//go:noescape
+func tanhAddDotLinksZ16(out, tau, p1, p2, w *float32, child, parent *int32, n, k int)
