@@ -212,7 +212,7 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	if hi <= lo {
 		return
 	}
-	if haveAVX512 {
+	if gemmAVX512 {
 		gemmRowsZ(d, a, b, n, kk, lo, hi, k.acc)
 		return
 	}
@@ -232,6 +232,10 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 		gemmRows8(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, k.acc, mask)
 	}
 }
+
+// gemmAVX512 selects gemmRowsZ in gemmRows; tests turn it off to check
+// the AVX2 kernels on machines with AVX-512.
+var gemmAVX512 = haveAVX512
 
 // gemmRowsZ is gemmRows on AVX-512: 64-column blocks, then the remaining
 // 1-63 columns in one masked call (gemmRowsZ1-Z4), each covering rows

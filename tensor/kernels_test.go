@@ -151,6 +151,15 @@ func TestGemmRowsBlocks(t *testing.T) {
 	if !haveAVX2FMA {
 		t.Skip("no AVX2+FMA on this machine")
 	}
+	defer func(z bool) { gemmAVX512 = z }(gemmAVX512)
+	for _, z := range []bool{false, haveAVX512} {
+		gemmAVX512 = z
+		checkGemmRowsBlocks(t)
+	}
+}
+
+func checkGemmRowsBlocks(t *testing.T) {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(15, 16))
 	const m = 7
 	for _, n := range []int{1, 5, 8, 9, 12, 16, 17, 18, 23, 24, 32, 33, 36, 40, 48, 50, 63, 64, 72, 100, 128} {
@@ -167,7 +176,7 @@ func TestGemmRowsBlocks(t *testing.T) {
 				}
 				for i, v := range got.Data {
 					if math.Float32bits(v) != math.Float32bits(want.Data[i]) {
-						t.Fatalf("n=%d k=%d acc=%v: element %d = %v, the row path gives %v", n, k, acc, i, v, want.Data[i])
+						t.Fatalf("AVX-512 %v, n=%d k=%d acc=%v: element %d = %v, the row path gives %v", gemmAVX512, n, k, acc, i, v, want.Data[i])
 					}
 				}
 			}
