@@ -78,7 +78,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.IntVar(&f.repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&f.out, "out", "", "also write each table as DIR/<table>.md and DIR/<table>.csv")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per protocol run and a summary object (with the tables) on the last line")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
 	fs.BoolVar(&f.list, "list", false, "list the suites' tables, datasets and variants, and run nothing")
 	if err := parseFlags(fs, args); err != nil {
@@ -230,7 +230,7 @@ type loadedData struct {
 func newBencher(f benchFlags, stdout, stderr io.Writer) *bencher {
 	return &bencher{f: f, stdout: stdout, enc: json.NewEncoder(stdout), cache: map[string]loadedData{},
 		memo: map[string]memoRun{}, start: time.Now(),
-		prog: newProgress(stderr, f.quiet || f.asJSON && !isTerminal(stderr))}
+		prog: newProgress(stderr, f.quiet)}
 }
 
 // benchDataset is a dataset a table runs on: the name it was asked by

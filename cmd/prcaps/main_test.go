@@ -97,6 +97,14 @@ func TestTrainJSONContract(t *testing.T) {
 	if run["seed"] != 0.0 || run["run"] != 0.0 {
 		t.Errorf("first run object %s", lines[0])
 	}
+	// Progress goes to stderr as plain lines (not a terminal) even with
+	// --json, one per finished run, and never into stdout's JSON.
+	if !strings.Contains(errOut, "run 1/2 (seed 0): test") || !strings.Contains(errOut, "run 2/2 (seed 1): test") || strings.Contains(errOut, "\r") {
+		t.Errorf("stderr should have plain progress lines:\n%s", errOut)
+	}
+	if _, _, quiet := runCLI("train", "--data", "", "--epochs", "1", "--json", "--quiet"); quiet != "" {
+		t.Errorf("--quiet printed %q", quiet)
+	}
 }
 
 func TestTrainOnPlainFiles(t *testing.T) {

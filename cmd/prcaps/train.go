@@ -78,7 +78,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.features, "features", "", "with --edges: node features file (\"id,f1,...,fd\" per line); empty: one constant feature")
 	fs.StringVar(&f.labels, "labels", "", "with --edges: node labels file (\"id,label\" per line)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per run and a summary object on the last line")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
 	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
 	f.graph.register(fs)
@@ -101,7 +101,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if f.split != "random" && f.split != "public" {
 		return usagef("--split must be random or public, not %q", f.split)
 	}
-	prog := newProgress(stderr, f.quiet || f.asJSON && !isTerminal(stderr))
+	prog := newProgress(stderr, f.quiet)
 	ds, err := loadTrainData(f)
 	if err != nil {
 		return err
@@ -125,7 +125,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		func(run int, r train.Result) {
 			if f.asJSON {
 				enc.Encode(runRecord{ds.Name, "node", f.model, proto.Name(), run, r})
-				return
 			}
 			prog.line("run %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2fs",
 				run+1, f.seeds, r.Seed, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)

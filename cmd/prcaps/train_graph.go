@@ -80,7 +80,7 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 	}
 	override(&tc, f)
 	caps = f.capsConfig(caps)
-	prog := newProgress(stderr, f.quiet || f.asJSON && !isTerminal(stderr))
+	prog := newProgress(stderr, f.quiet)
 	ds0, err := data.Load(f.dataset, data.Options{Root: f.root, NodeAttr: f.nodeAttr})
 	if err != nil {
 		return err
@@ -114,7 +114,6 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 		func(fold int, r train.Result) {
 			if f.asJSON {
 				enc.Encode(runRecord{ds.Name, "graph", name, proto.Name(), fold, r})
-				return
 			}
 			prog.line("fold %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2fs",
 				fold+1, runs, r.Seed, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)

@@ -33,6 +33,9 @@ func TestTrainGraphJSON(t *testing.T) {
 		!strings.Contains(sum.Protocol, "10-fold") {
 		t.Fatalf("summary %+v", sum)
 	}
+	if !strings.Contains(errOut, "fold 2/2 (seed 1): test") {
+		t.Errorf("stderr should have a plain progress line per fold:\n%s", errOut)
+	}
 }
 
 func TestTrainGraphUsage(t *testing.T) {
