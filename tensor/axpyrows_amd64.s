@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "gemm_amd64.h"
 
 // Pieces shared by the row-sum kernels below, which keep output rows in
 // registers across all their terms. A source row is at (base)(off*1); Y15
@@ -67,41 +68,6 @@
 	VADDPS b0, a0, a0; \
 	VADDPS b1, a1, a1; \
 	VADDPS b2, a2, a2
-
-// The Gemm row kernels (gemmRows32, gemmRows16Tail, gemmRows8) share their
-// operands and their walk over the terms: dst row at DI (stride DX bytes),
-// a's row at SI (stride R8), b at R9 (row stride R10), rows left in BX, acc
-// in AX. For each output row, CX counts the terms left, R11 is the offset
-// of b's row p and R12 points at a[r·lda + p]; a pair step broadcasts the
-// weights of terms p and p+1 into Y4 and Y5, with b's row p+1 at offset
-// R13.
-#define GEMM_ROWS_ARGS \
-	MOVQ dst+0(FP), DI; \
-	MOVQ ldd+8(FP), DX; \
-	SHLQ $2, DX; \
-	MOVQ a+16(FP), SI; \
-	MOVQ lda+24(FP), R8; \
-	SHLQ $2, R8; \
-	MOVQ b+32(FP), R9; \
-	MOVQ ldb+40(FP), R10; \
-	SHLQ $2, R10; \
-	MOVQ rows+56(FP), BX; \
-	MOVBLZX acc+64(FP), AX
-
-#define GEMM_TERMS \
-	MOVQ k+48(FP), CX; \
-	XORQ R11, R11; \
-	MOVQ SI, R12
-
-#define GEMM_PAIR \
-	LEAQ (R11)(R10*1), R13; \
-	VBROADCASTSS (R12), Y4; \
-	VBROADCASTSS 4(R12), Y5
-
-#define GEMM_PAIR_NEXT \
-	LEAQ (R13)(R10*1), R11; \
-	ADDQ $8, R12; \
-	SUBQ $2, CX
 
 // func axpyRows32(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)
 //
@@ -510,7 +476,7 @@ g32zero:
 g32pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT g32single
-	GEMM_PAIR
+	GEMM_PAIR(Y4, Y5)
 	ROW32(Y4, R9, R11, Y0, Y1, Y2, Y3)
 	ROW32(Y5, R9, R13, Y8, Y9, Y10, Y11)
 	GEMM_PAIR_NEXT
@@ -558,7 +524,7 @@ h16zero:
 h16pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT h16single
-	GEMM_PAIR
+	GEMM_PAIR(Y4, Y5)
 	ROW16T(Y4, R9, R11, Y6, Y0, Y1, Y2)
 	ROW16T(Y5, R9, R13, Y7, Y8, Y9, Y10)
 	GEMM_PAIR_NEXT
@@ -602,7 +568,7 @@ g8zero:
 g8pairs:
 	CMPQ CX, $2
 	JLT g8single
-	GEMM_PAIR
+	GEMM_PAIR(Y4, Y5)
 	VMASKMOVPS (R9)(R11*1), Y15, Y6
 	VMASKMOVPS (R9)(R13*1), Y15, Y7
 	VFMADD231PS Y6, Y4, Y0

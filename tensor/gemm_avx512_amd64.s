@@ -1,45 +1,20 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "gemm_amd64.h"
 
 // AVX-512 versions of the Gemm row kernels (gemmRows32, gemmRows16Tail,
-// gemmRows8): the same walk over rows and terms (GEMM_ROWS_ARGS,
-// GEMM_TERMS, GEMM_PAIR_NEXT in axpyrows_amd64.s, repeated here because
-// macros do not cross files) and, lane for lane, the same operations: even
-// terms fused-multiply-added onto the old row (or zero) in Z0-Z3, odd terms
-// onto zero in Z8-Z11, then the two chains added. A kernel covers 16·v
+// gemmRows8): the same walk over rows and terms (gemm_amd64.h) and, lane
+// for lane, the same operations: even terms fused-multiply-added onto the
+// old row (or zero) in Z0-Z3, odd terms onto zero in Z8-Z11, then the two
+// chains added. A kernel covers 16·v
 // columns with v vectors, the last one masked by K1 (its first 1-16 lanes),
 // so one call covers up to 64 columns where the AVX2 kernels take 8 or 32.
 
 #define ZGEMM_ARGS \
-	MOVQ dst+0(FP), DI; \
-	MOVQ ldd+8(FP), DX; \
-	SHLQ $2, DX; \
-	MOVQ a+16(FP), SI; \
-	MOVQ lda+24(FP), R8; \
-	SHLQ $2, R8; \
-	MOVQ b+32(FP), R9; \
-	MOVQ ldb+40(FP), R10; \
-	SHLQ $2, R10; \
-	MOVQ rows+56(FP), BX; \
+	GEMM_ROWS_ARGS; \
 	MOVQ mask+72(FP), CX; \
-	KMOVW CX, K1; \
-	MOVBLZX acc+64(FP), AX
-
-#define ZGEMM_TERMS \
-	MOVQ k+48(FP), CX; \
-	XORQ R11, R11; \
-	MOVQ SI, R12
-
-#define ZGEMM_PAIR \
-	LEAQ (R11)(R10*1), R13; \
-	VBROADCASTSS (R12), Z4; \
-	VBROADCASTSS 4(R12), Z5
-
-#define ZGEMM_PAIR_NEXT \
-	LEAQ (R13)(R10*1), R11; \
-	ADDQ $8, R12; \
-	SUBQ $2, CX
+	KMOVW CX, K1
 
 // ZROWv adds w times the 16·v floats of b's row at offset off (the last
 // vector masked) to a0…
@@ -74,14 +49,14 @@ Lrow: \
 	JZ Lzero; \
 	load; \
 Lzero: \
-	ZGEMM_TERMS; \
+	GEMM_TERMS; \
 Lpairs: \
 	CMPQ CX, $2; \
 	JLT Lsingle; \
-	ZGEMM_PAIR; \
+	GEMM_PAIR(Z4, Z5); \
 	rowA(Z4, R11); \
 	rowB(Z5, R13); \
-	ZGEMM_PAIR_NEXT; \
+	GEMM_PAIR_NEXT; \
 	JMP Lpairs; \
 Lsingle: \
 	TESTQ CX, CX; \
@@ -184,7 +159,7 @@ y2zero:
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	ZGEMM_TERMS
+	GEMM_TERMS
 y2pairs:
 	CMPQ CX, $2
 	JLT y2single
@@ -197,7 +172,7 @@ y2pairs:
 	FMA2(Z14, Z15, Z5, Z8, Z9)
 	FMA2(Z12, Z13, Z6, Z2, Z3)
 	FMA2(Z14, Z15, Z7, Z10, Z11)
-	ZGEMM_PAIR_NEXT
+	GEMM_PAIR_NEXT
 	JMP y2pairs
 y2single:
 	TESTQ CX, CX
@@ -238,7 +213,7 @@ y1row:
 y1zero:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z10, Z10, Z10
-	ZGEMM_TERMS
+	GEMM_TERMS
 y1pairs:
 	CMPQ CX, $2
 	JLT y1single
@@ -251,7 +226,7 @@ y1pairs:
 	VFMADD231PS Z14, Z5, Z8
 	VFMADD231PS Z12, Z6, Z2
 	VFMADD231PS Z14, Z7, Z10
-	ZGEMM_PAIR_NEXT
+	GEMM_PAIR_NEXT
 	JMP y1pairs
 y1single:
 	TESTQ CX, CX

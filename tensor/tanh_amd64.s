@@ -146,6 +146,120 @@ nodw:
 	VBROADCASTSS (R10), Y4; \
 	VMULPS tanhv<>+96(SB), Y4, Y4
 
+// LOAD_TANH_Z broadcasts TANH_Z0's constants from the tables above: 9 and
+// −9 into Z16 and Z17, the numerator's coefficients into Z18-Z24, the
+// denominator's into Z25-Z27 and 1 into Z28.
+#define LOAD_TANH_Z \
+	VBROADCASTSS tanhv<>+32(SB), Z16; \
+	VBROADCASTSS tanhv<>+64(SB), Z17; \
+	VBROADCASTSS tanhc<>+0(SB), Z18; \
+	VBROADCASTSS tanhc<>+4(SB), Z19; \
+	VBROADCASTSS tanhc<>+8(SB), Z20; \
+	VBROADCASTSS tanhc<>+12(SB), Z21; \
+	VBROADCASTSS tanhc<>+16(SB), Z22; \
+	VBROADCASTSS tanhc<>+20(SB), Z23; \
+	VBROADCASTSS tanhc<>+24(SB), Z24; \
+	VBROADCASTSS tanhv<>+128(SB), Z25; \
+	VBROADCASTSS tanhv<>+160(SB), Z26; \
+	VBROADCASTSS tanhv<>+192(SB), Z27; \
+	VBROADCASTSS tanhv<>+0(SB), Z28
+
+// TANH_Z0 is TANH_Y0 on 16 lanes: the same operations, operand for operand,
+// with the constants in registers (LOAD_TANH_Z). Scratch: Z1-Z3.
+#define TANH_Z0 \
+	VMINPS Z16, Z0, Z0; \
+	VMAXPS Z17, Z0, Z0; \
+	VMULPS Z0, Z0, Z1; \
+	VMOVAPS Z18, Z2; \
+	VFMADD213PS Z19, Z1, Z2; \
+	VFMADD213PS Z20, Z1, Z2; \
+	VFMADD213PS Z21, Z1, Z2; \
+	VFMADD213PS Z22, Z1, Z2; \
+	VFMADD213PS Z23, Z1, Z2; \
+	VFMADD213PS Z24, Z1, Z2; \
+	VMOVAPS Z25, Z3; \
+	VFMADD213PS Z26, Z1, Z3; \
+	VFMADD213PS Z27, Z1, Z3; \
+	VFMADD213PS Z28, Z1, Z3; \
+	VMULPS Z2, Z0, Z0; \
+	VDIVPS Z3, Z0, Z0
+
+// TZ_BLOCK runs one block of tanhAddDotLinksZ16 at byte offset BX: τ =
+// tanh(x + y) into Z0 (stored unless DI is nil) and acc = the AVX2 kernel's
+// lane sums of w·τ, the low eight lanes multiplied into zero and the high
+// eight fused-multiply-added onto them. lnoy and lnotau are its skip labels.
+#define TZ_BLOCK(acc, lnoy, lnotau) \
+	VMOVUPS (SI)(BX*1), Z0; \
+	TESTQ DX, DX; \
+	JZ lnoy; \
+	VADDPS (DX)(BX*1), Z0, Z0; \
+lnoy: \
+	TANH_Z0; \
+	TESTQ DI, DI; \
+	JZ lnotau; \
+	VMOVUPS Z0, (DI)(BX*1); \
+lnotau: \
+	VXORPS acc, acc, acc; \
+	VFMADD231PS (R8)(BX*1), Y0, acc; \
+	VEXTRACTF64X4 $1, Z0, Y8; \
+	VFMADD231PS 32(R8)(BX*1), Y8, acc; \
+	ADDQ $64, BX
+
+// FOLD4 adds the high four lanes of Y acc onto its low four (X acc), with
+// X scratch.
+#define FOLD4(acc, x, scratch) \
+	VEXTRACTF128 $1, acc, scratch; \
+	VADDPS scratch, x, x
+
+// The link-range forward kernels (tanhAddDotLinksAVX, tanhAddDotLinksZ16)
+// share their operands: out at R12, tau at DI, w at R8, child and parent
+// indices at R9 and R10, links left in R13.
+#define TANH_LINK_ARGS \
+	MOVQ out+0(FP), R12; \
+	MOVQ tau+8(FP), DI; \
+	MOVQ w+32(FP), R8; \
+	MOVQ child+40(FP), R9; \
+	MOVQ parent+48(FP), R10; \
+	MOVQ n+56(FP), R13
+
+// TANH_LINK_ROWS points SI at the link's row of p1 and DX at its row of p2
+// (nil without p2), AX holding the bytes per row, and starts the walk over
+// its k blocks: BX = 0 (the byte offset into x, y, tau and w), CX = k.
+#define TANH_LINK_ROWS(lnoy) \
+	MOVLQSX (R9), SI; \
+	IMULQ AX, SI; \
+	ADDQ p1+16(FP), SI; \
+	MOVQ p2+24(FP), DX; \
+	TESTQ DX, DX; \
+	JZ lnoy; \
+	MOVLQSX (R10), BX; \
+	IMULQ AX, BX; \
+	ADDQ BX, DX; \
+lnoy: \
+	XORQ BX, BX; \
+	MOVQ k+64(FP), CX
+
+// TANH_LINK_NEXT moves past the link's τ (unless tau is nil) and indices,
+// and loops to llink while links are left.
+#define TANH_LINK_NEXT(lnotau, llink) \
+	TESTQ DI, DI; \
+	JZ lnotau; \
+	ADDQ BX, DI; \
+lnotau: \
+	ADDQ $4, R9; \
+	ADDQ $4, R10; \
+	DECQ R13; \
+	JNZ llink
+
+// HSUM_STORE stores the sum of the eight lanes of Y acc (FOLD4, then two
+// pairwise additions) at (R12) and advances R12; x is acc's low half.
+#define HSUM_STORE(acc, x, scratch) \
+	FOLD4(acc, x, scratch); \
+	VHADDPS x, x, x; \
+	VHADDPS x, x, x; \
+	VMOVSS x, (R12); \
+	ADDQ $4, R12
+
 // func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k, m int)
 //
 // The backward pass of tanhAddDotLinksAVX for one link, without its stored
@@ -199,12 +313,7 @@ kdone:
 // τ = tanh(x + y) and out = Σ w·τ over the block (summed in float32 lanes,
 // then across lanes). TanhAddDot and TanhAddDotBlocks run it on one link.
 TEXT ·tanhAddDotLinksAVX(SB), NOSPLIT, $0-80
-	MOVQ out+0(FP), R12
-	MOVQ tau+8(FP), DI
-	MOVQ w+32(FP), R8
-	MOVQ child+40(FP), R9
-	MOVQ parent+48(FP), R10
-	MOVQ n+56(FP), R13
+	TANH_LINK_ARGS
 	MOVQ m+72(FP), R11
 	SHRQ $3, R11
 	LOAD_TANH_P
@@ -214,18 +323,7 @@ llink:
 	MOVQ k+64(FP), AX
 	IMULQ m+72(FP), AX
 	SHLQ $2, AX // bytes per row
-	MOVLQSX (R9), SI
-	IMULQ AX, SI
-	ADDQ p1+16(FP), SI
-	MOVQ p2+24(FP), DX
-	TESTQ DX, DX
-	JZ lnoy
-	MOVLQSX (R10), BX
-	IMULQ AX, BX
-	ADDQ BX, DX
-lnoy:
-	XORQ BX, BX // byte offset into the link's x, y, tau and w
-	MOVQ k+64(FP), CX
+	TANH_LINK_ROWS(lnoy)
 lkloop:
 	VXORPS Y4, Y4, Y4
 	MOVQ R11, AX
@@ -244,22 +342,10 @@ llnotau:
 	ADDQ $32, BX
 	DECQ AX
 	JNZ lloop
-	VEXTRACTF128 $1, Y4, X5
-	VADDPS X5, X4, X4
-	VHADDPS X4, X4, X4
-	VHADDPS X4, X4, X4
-	VMOVSS X4, (R12)
-	ADDQ $4, R12
+	HSUM_STORE(Y4, X4, X5)
 	DECQ CX
 	JNZ lkloop
-	TESTQ DI, DI
-	JZ lnexttau
-	ADDQ BX, DI
-lnexttau:
-	ADDQ $4, R9
-	ADDQ $4, R10
-	DECQ R13
-	JNZ llink
+	TANH_LINK_NEXT(lnexttau, llink)
 ldone:
 	VZEROUPPER
 	RET
@@ -324,70 +410,6 @@ tdone:
 	VZEROUPPER
 	RET
 
-// LOAD_TANH_Z broadcasts TANH_Z0's constants from the tables above: 9 and
-// −9 into Z16 and Z17, the numerator's coefficients into Z18-Z24, the
-// denominator's into Z25-Z27 and 1 into Z28.
-#define LOAD_TANH_Z \
-	VBROADCASTSS tanhv<>+32(SB), Z16; \
-	VBROADCASTSS tanhv<>+64(SB), Z17; \
-	VBROADCASTSS tanhc<>+0(SB), Z18; \
-	VBROADCASTSS tanhc<>+4(SB), Z19; \
-	VBROADCASTSS tanhc<>+8(SB), Z20; \
-	VBROADCASTSS tanhc<>+12(SB), Z21; \
-	VBROADCASTSS tanhc<>+16(SB), Z22; \
-	VBROADCASTSS tanhc<>+20(SB), Z23; \
-	VBROADCASTSS tanhc<>+24(SB), Z24; \
-	VBROADCASTSS tanhv<>+128(SB), Z25; \
-	VBROADCASTSS tanhv<>+160(SB), Z26; \
-	VBROADCASTSS tanhv<>+192(SB), Z27; \
-	VBROADCASTSS tanhv<>+0(SB), Z28
-
-// TANH_Z0 is TANH_Y0 on 16 lanes: the same operations, operand for operand,
-// with the constants in registers (LOAD_TANH_Z). Scratch: Z1-Z3.
-#define TANH_Z0 \
-	VMINPS Z16, Z0, Z0; \
-	VMAXPS Z17, Z0, Z0; \
-	VMULPS Z0, Z0, Z1; \
-	VMOVAPS Z18, Z2; \
-	VFMADD213PS Z19, Z1, Z2; \
-	VFMADD213PS Z20, Z1, Z2; \
-	VFMADD213PS Z21, Z1, Z2; \
-	VFMADD213PS Z22, Z1, Z2; \
-	VFMADD213PS Z23, Z1, Z2; \
-	VFMADD213PS Z24, Z1, Z2; \
-	VMOVAPS Z25, Z3; \
-	VFMADD213PS Z26, Z1, Z3; \
-	VFMADD213PS Z27, Z1, Z3; \
-	VFMADD213PS Z28, Z1, Z3; \
-	VMULPS Z2, Z0, Z0; \
-	VDIVPS Z3, Z0, Z0
-
-// TZ_BLOCK runs one block of tanhAddDotLinksZ16 at byte offset BX: τ =
-// tanh(x + y) into Z0 (stored unless DI is nil) and acc = the AVX2 kernel's
-// lane sums of w·τ, the low eight lanes multiplied into zero and the high
-// eight fused-multiply-added onto them. lnoy and lnotau are its skip labels.
-#define TZ_BLOCK(acc, lnoy, lnotau) \
-	VMOVUPS (SI)(BX*1), Z0; \
-	TESTQ DX, DX; \
-	JZ lnoy; \
-	VADDPS (DX)(BX*1), Z0, Z0; \
-lnoy: \
-	TANH_Z0; \
-	TESTQ DI, DI; \
-	JZ lnotau; \
-	VMOVUPS Z0, (DI)(BX*1); \
-lnotau: \
-	VXORPS acc, acc, acc; \
-	VFMADD231PS (R8)(BX*1), Y0, acc; \
-	VEXTRACTF64X4 $1, Z0, Y8; \
-	VFMADD231PS 32(R8)(BX*1), Y8, acc; \
-	ADDQ $64, BX
-
-// FOLD4 adds the high four lanes of Y acc onto its low four (X acc).
-#define FOLD4(acc, x) \
-	VEXTRACTF128 $1, acc, X8; \
-	VADDPS X8, x, x
-
 // func tanhAddDotLinksZ16(out, tau, p1, p2, w *float32, child, parent *int32, n, k int)
 //
 // tanhAddDotLinksAVX for blocks of m = 16 on AVX-512: τ of a block in one
@@ -396,30 +418,14 @@ lnotau: \
 // pairwise additions are those of one block's. The results are the same
 // bits.
 TEXT ·tanhAddDotLinksZ16(SB), NOSPLIT, $0-72
-	MOVQ out+0(FP), R12
-	MOVQ tau+8(FP), DI
-	MOVQ w+32(FP), R8
-	MOVQ child+40(FP), R9
-	MOVQ parent+48(FP), R10
-	MOVQ n+56(FP), R13
+	TANH_LINK_ARGS
 	MOVQ k+64(FP), AX
 	SHLQ $6, AX // bytes per row
 	LOAD_TANH_Z
 	TESTQ R13, R13
 	JZ zdone
 zlink:
-	MOVLQSX (R9), SI
-	IMULQ AX, SI
-	ADDQ p1+16(FP), SI
-	MOVQ p2+24(FP), DX
-	TESTQ DX, DX
-	JZ znoy
-	MOVLQSX (R10), BX
-	IMULQ AX, BX
-	ADDQ BX, DX
-znoy:
-	XORQ BX, BX // byte offset into the link's x, y, tau and w
-	MOVQ k+64(FP), CX
+	TANH_LINK_ROWS(znoy)
 zquad: // four blocks at a time
 	CMPQ CX, $4
 	JLT zsingle
@@ -427,10 +433,10 @@ zquad: // four blocks at a time
 	TZ_BLOCK(Y5, zq1noy, zq1notau)
 	TZ_BLOCK(Y6, zq2noy, zq2notau)
 	TZ_BLOCK(Y7, zq3noy, zq3notau)
-	FOLD4(Y4, X4)
-	FOLD4(Y5, X5)
-	FOLD4(Y6, X6)
-	FOLD4(Y7, X7)
+	FOLD4(Y4, X4, X8)
+	FOLD4(Y5, X5, X8)
+	FOLD4(Y6, X6, X8)
+	FOLD4(Y7, X7, X8)
 	VHADDPS X5, X4, X4
 	VHADDPS X7, X6, X6
 	VHADDPS X6, X4, X4
@@ -442,22 +448,11 @@ zsingle:
 	TESTQ CX, CX
 	JZ zlinkend
 	TZ_BLOCK(Y4, zsnoy, zsnotau)
-	FOLD4(Y4, X4)
-	VHADDPS X4, X4, X4
-	VHADDPS X4, X4, X4
-	VMOVSS X4, (R12)
-	ADDQ $4, R12
+	HSUM_STORE(Y4, X4, X8)
 	DECQ CX
 	JMP zsingle
 zlinkend:
-	TESTQ DI, DI
-	JZ znexttau
-	ADDQ BX, DI
-znexttau:
-	ADDQ $4, R9
-	ADDQ $4, R10
-	DECQ R13
-	JNZ zlink
+	TANH_LINK_NEXT(znexttau, zlink)
 zdone:
 	VZEROUPPER
 	RET
