@@ -402,6 +402,7 @@ func (p *scaleOp[T]) Backward(out *autodiff.Var[T]) {
 type wrapOp[T Float] struct {
 	xi, beta, out *autodiff.Var[T]
 	r             float64
+	tc            int // the leading tc columns are wrapped, the rest copied
 	red           reducer
 	fwd           func(lo, hi int)
 }
@@ -414,13 +415,54 @@ type wrapOp[T Float] struct {
 //
 // Gradients flow into ξ and β.
 func Wrap[T Float](t *autodiff.Tape[T], xi, beta *autodiff.Var[T]) *autodiff.Var[T] {
-	r := radiusOf("Wrap", beta)
+	return recordWrap("Wrap", t, xi, beta, xi.Value.Cols)
+}
+
+// LogExpO records loĝ_o ∘ exp̂_o on every row of xi (n × d tangent
+// coordinates at o). Exactly (DESIGN §4): exp̂_o(ξ) = ψ⁻¹(exp_p(ξ_T), ξ_S),
+// and loĝ_o reads only the direction of the time block, which ψ⁻¹ keeps,
+// so
+//
+//	loĝ_o(exp̂_o(ξ)) = (wrap_r(ξ_T), ξ_S)
+//
+// (Wrap on the time block, identity on the space block): ξ itself unless
+// ‖ξ_T‖ ≥ πr. Since loĝ_o ∘ Proj_Q = loĝ_o as well (Proj_Q only rescales
+// x_T), this is also loĝ_o(Proj_Q(exp̂_o(ξ))). The routing uses it for
+// loĝ_o(s_j) and loĝ_o(v_j) of Eqs. (11)-(12), computing the wrap exactly
+// where the composition would round through the ambient point. When no row
+// wraps (the usual case), the result is xi itself.
+func LogExpO[T Float](t *autodiff.Tape[T], xi, beta *autodiff.Var[T], dims Dims) *autodiff.Var[T] {
+	dims.Validate()
+	checkCols("LogExpO", "ξ", xi, dims.Tangent())
+	r := radiusOf("LogExpO", beta)
+	if noneWraps(xi, dims.T, r) {
+		// The identity in value and in gradient (∂r = 0 off the wrap).
+		return xi
+	}
+	return recordWrap("LogExpO", t, xi, beta, dims.T)
+}
+
+// noneWraps reports whether no row of xi has a leading tc-column block of
+// norm πr or more (wrapTerms' test), so that the wrap is the identity.
+func noneWraps[T Float](xi *autodiff.Var[T], tc int, r float64) bool {
+	c := xi.Value.Cols
+	for i := range xi.Value.Rows {
+		if math.Sqrt(sumSq(xi.Value.Data[i*c:i*c+tc]))/r >= math.Pi {
+			return false
+		}
+	}
+	return true
+}
+
+// recordWrap records the wrap of the leading tc columns of xi's rows.
+func recordWrap[T Float](name string, t *autodiff.Tape[T], xi, beta *autodiff.Var[T], tc int) *autodiff.Var[T] {
+	r := radiusOf(name, beta)
 	out := t.Node(xi.Value.Rows, xi.Value.Cols, autodiff.Any(xi, beta))
 	p := autodiff.OpOf[wrapOp[T]](out)
 	if p.fwd == nil {
 		p.fwd = p.forwardRows
 	}
-	p.xi, p.beta, p.out, p.r = xi, beta, out, r
+	p.xi, p.beta, p.out, p.r, p.tc = xi, beta, out, r, tc
 	tensor.ParallelFor(xi.Value.Rows, rowCostBase+2*xi.Value.Cols, p.fwd)
 	return out
 }
@@ -451,14 +493,15 @@ func (p *wrapOp[T]) forwardRows(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		x := p.xi.Value.Data[i*c : (i+1)*c]
 		y := p.out.Value.Data[i*c : (i+1)*c]
-		_, _, h := p.wrapTerms(x)
+		_, _, h := p.wrapTerms(x[:p.tc])
 		if h == 1 {
 			copy(y, x)
 			continue
 		}
-		for j, v := range x {
+		for j, v := range x[:p.tc] {
 			y[j] = T(h * float64(v))
 		}
+		copy(y[p.tc:], x[p.tc:])
 	}
 }
 
@@ -466,13 +509,13 @@ func (p *wrapOp[T]) forwardRows(lo, hi int) {
 //
 //	∂ξ += h·G + γ·(θ−ω)/(θ²·n·r)·ξ,   ∂r += −γ·(θ−ω)/(θ·r);
 //
-// the identity branch passes G through.
+// the identity branch, and the copied columns, pass G through.
 func (p *wrapOp[T]) backwardRows(lo, hi int) float64 {
-	c := p.xi.Value.Cols
+	c, tc := p.xi.Value.Cols, p.tc
 	gradXi := p.xi.RequiresGrad()
 	dr := 0.0
 	for i := lo; i < hi; i++ {
-		x := p.xi.Value.Data[i*c : (i+1)*c]
+		x := p.xi.Value.Data[i*c : i*c+tc]
 		g := p.out.Grad.Data[i*c : (i+1)*c]
 		th, n, h := p.wrapTerms(x)
 		if th < math.Pi {
@@ -484,7 +527,7 @@ func (p *wrapOp[T]) backwardRows(lo, hi int) float64 {
 			}
 			continue
 		}
-		gam := dotT(g, x)
+		gam := dotT(g[:tc], x)
 		dw := th - h*th // θ − ω
 		dr -= gam * dw / (th * p.r)
 		if gradXi {
@@ -492,6 +535,9 @@ func (p *wrapOp[T]) backwardRows(lo, hi int) float64 {
 			b := gam * dw / (th * th * n * p.r)
 			for j, v := range x {
 				gx[j] += T(h*float64(g[j]) + b*float64(v))
+			}
+			for j := tc; j < c; j++ {
+				gx[j] += g[j]
 			}
 		}
 	}

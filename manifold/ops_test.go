@@ -144,6 +144,9 @@ func testAgreement[T Float](t *testing.T, tol float64) {
 		agreeCase(t, "Wrap", wrapInputs(rng, d, beta), tol, func(tp *autodiff.Tape[T], x, b *autodiff.Var[T]) *autodiff.Var[T] {
 			return Wrap(tp, x, b)
 		}, func(x []float64) []float64 { return WrapVec(x, Radius(bT)) }, beta)
+		agreeCase(t, "LogExpO", withSpace(rng, d, wrapInputs(rng, d, beta), Radius(beta)), tol, func(tp *autodiff.Tape[T], x, b *autodiff.Var[T]) *autodiff.Var[T] {
+			return LogExpO(tp, x, b, d)
+		}, func(x []float64) []float64 { return append(WrapVec(x[:d.T], Radius(bT)), x[d.T:]...) }, beta)
 		for a := ActSquash; a <= ActIdentity; a++ {
 			agreeCase(t, "Activation/"+a.String(), expInputs(rng, d, beta), tol, func(tp *autodiff.Tape[T], x, b *autodiff.Var[T]) *autodiff.Var[T] {
 				return TangentActivation(tp, x, a)
@@ -271,6 +274,8 @@ func gradOp[T Float](name string, d Dims) func(tp *autodiff.Tape[T], x, b *autod
 		return func(tp P, x, b V) V { return PsiInvUnit(tp, x, b, d) }
 	case "Wrap":
 		return func(tp P, x, b V) V { return Wrap(tp, x, b) }
+	case "LogExpO":
+		return func(tp P, x, b V) V { return LogExpO(tp, x, b, d) }
 	case "Radius":
 		return func(tp P, x, b V) V { return autodiff.MulScalarVar(tp, x, RadiusOp(tp, b)) }
 	case "metrics":
@@ -431,6 +436,75 @@ func gradInputs(rng *rand.Rand, d Dims, beta float64) (logX, expX, projX, parX, 
 	return
 }
 
+// withSpace returns the time-block rows ts extended by random space
+// blocks of scale s (d-wide tangent rows).
+func withSpace(rng *rand.Rand, d Dims, ts [][]float64, s float64) [][]float64 {
+	rows := make([][]float64, len(ts))
+	for k, x := range ts {
+		rows[k] = append(make([]float64, 0, d.Tangent()), x...)
+		for range d.S {
+			rows[k] = append(rows[k], s*rng.NormFloat64())
+		}
+	}
+	return rows
+}
+
+// LogExpO is the composition loĝ_o ∘ exp̂_o, and loĝ_o ∘ Proj_Q ∘ exp̂_o,
+// of the batched ops in value and in gradient (into ξ and β), away from
+// ‖ξ_T‖ = kπr, where the composition meets the antipode.
+func TestLogExpOIsLogOfExpO(t *testing.T) {
+	forCases(t, func(t *testing.T, d Dims, beta float64, rng *rand.Rand) {
+		r := Radius(beta)
+		var rows [][]float64
+		for len(rows) < 30 {
+			x := randTangent(rng, d, beta, 0, 7*math.Pi, []float64{0.1, 1, 3}[len(rows)%3]*r)
+			th := math.Sqrt(dot(x[:d.T], x[:d.T])) / r
+			if k := math.Round(th / math.Pi); k > 0 && math.Abs(th-k*math.Pi) < 1e-3 {
+				continue
+			}
+			rows = append(rows, x)
+		}
+		rows = append(rows, make([]float64, d.Tangent()))
+		w := make([]float64, len(rows)*d.Tangent())
+		for i := range w {
+			w[i] = rng.NormFloat64()
+		}
+		eval := func(op func(tp *autodiff.Tape[float64], x, b *autodiff.Var[float64]) *autodiff.Var[float64]) (y, gx []float64, gb float64) {
+			var tp autodiff.Tape[float64]
+			x := leaf(denseOf[float64](rows), "x")
+			b := scalarVar[float64](beta, "β")
+			out := op(&tp, x, b)
+			seed := tensor.NewDense[float64](out.Value.Rows, out.Value.Cols)
+			copy(seed.Data, w)
+			if err := tp.BackwardSeeded(out, seed); err != nil {
+				t.Fatal(err)
+			}
+			return out.Value.Data, x.Grad.Data, b.Grad.Data[0]
+		}
+		y, gx, gb := eval(func(tp *autodiff.Tape[float64], x, b *autodiff.Var[float64]) *autodiff.Var[float64] {
+			return LogExpO(tp, x, b, d)
+		})
+		for _, proj := range []bool{false, true} {
+			cy, cgx, cgb := eval(func(tp *autodiff.Tape[float64], x, b *autodiff.Var[float64]) *autodiff.Var[float64] {
+				p := ExpO(tp, x, b, d)
+				if proj {
+					p = ProjQ(tp, p, b, d)
+				}
+				return LogO(tp, p, b, d)
+			})
+			if e := relDiff(y, cy); e > 1e-10 {
+				t.Errorf("Proj_Q %v: values differ from the composition by %.2g", proj, e)
+			}
+			if e := relDiff(gx, cgx); e > 1e-8 {
+				t.Errorf("Proj_Q %v: ∂ξ differs from the composition's by %.2g", proj, e)
+			}
+			if e := math.Abs(gb - cgb); e > 1e-7*(1+math.Abs(cgb)) {
+				t.Errorf("Proj_Q %v: ∂β = %v, the composition's %v", proj, gb, cgb)
+			}
+		}
+	})
+}
+
 func testGradients[T Float](t *testing.T, eps, tol float64, betas []float64) {
 	_, is32 := any(T(0)).(float32)
 	for _, d := range testDims {
@@ -448,6 +522,7 @@ func testGradients[T Float](t *testing.T, eps, tol float64, betas []float64) {
 					gradCase[T](t, "ProjQ", d, projX, beta, e, tol)
 					gradCase[T](t, "PsiInvUnit", d, parX, beta, e, tol)
 					gradCase[T](t, "Wrap", d, wrapX, beta, e, tol)
+					gradCase[T](t, "LogExpO", d, withSpace(rng, d, wrapX, Radius(beta)), beta, e, tol)
 					gradCase[T](t, "Radius", d, logX[:1], beta, e, tol)
 					gradCase[T](t, "metrics", d, actX, beta, e, tol)
 					// The chain in float64 only: float32 rounding of the
@@ -556,6 +631,9 @@ func singularFinite[T Float](t *testing.T) {
 			run("ExpO", expRows, func(tp *autodiff.Tape[T], x, b *autodiff.Var[T]) *autodiff.Var[T] { return ExpO(tp, x, b, d) })
 			run("ProjQ", projRows, func(tp *autodiff.Tape[T], x, b *autodiff.Var[T]) *autodiff.Var[T] { return ProjQ(tp, x, b, d) })
 			run("Wrap", wrapRows, func(tp *autodiff.Tape[T], x, b *autodiff.Var[T]) *autodiff.Var[T] { return Wrap(tp, x, b) })
+			run("LogExpO", append(expRows, withSpace(rng, d, wrapRows, r)...), func(tp *autodiff.Tape[T], x, b *autodiff.Var[T]) *autodiff.Var[T] {
+				return LogExpO(tp, x, b, d)
+			})
 			run("chain", logRows, func(tp *autodiff.Tape[T], x, b *autodiff.Var[T]) *autodiff.Var[T] {
 				return ProjQ(tp, ExpO(tp, TangentActivation(tp, LogO(tp, x, b, d), ActSquash), b, d), b, d)
 			})

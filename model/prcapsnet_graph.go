@@ -166,15 +166,19 @@ func (m *PRCapsGraphNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, 
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, tangent at o
 	beta := manifold.Beta(t, m.rho)
-	u := manifold.ExpO(t, h, beta, m.dims)
+	// The capsules u = exp̂_o(h) and those of every layer go from layer to
+	// layer as their tangent coordinates loĝ_o(u): loĝ_o(exp̂_o(h)) is the
+	// exact wrap of h (manifold.LogExpO), and the layers' ForwardTangent
+	// return loĝ_o(v) likewise, so no point of Q is formed on the way.
+	a := manifold.LogExpO(t, h, beta, m.dims)
 	for _, r := range m.node {
-		u = r.Forward(t, u, beta, &m.links)
+		a = r.ForwardTangent(t, a, beta, &m.links)
 	}
-	v := m.graph.Forward(t, u, beta, &m.classLinks) // (G·C) × D
+	z := m.graph.ForwardTangent(t, a, beta, &m.classLinks) // (G·C) × d
 	if m.prcc != nil {
-		return m.prcc.ForwardPerClass(t, v, beta)
+		return m.prcc.ForwardPerClassTangent(t, z, beta)
 	}
-	return m.tangent.ForwardPerClass(t, v, beta)
+	return m.tangent.ForwardPerClassTangent(t, z)
 }
 
 // Groups returns the weights (decayed) and the curvatures (not decayed;

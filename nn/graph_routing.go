@@ -138,16 +138,38 @@ func ClassLinksInto(dst *Links, seg []int32, classes int) *Links {
 // ClassLinksInto for the batch's node segments and g.Classes, so that
 // links.Children = C·N. See GraphRouting and Routing.Forward.
 func (g *GraphRouting[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
+	dims := g.Routing.Cfg.Dims
+	g.check(u.Value.Rows, u.Value.Cols, dims.Ambient(), links)
+	act := g.forward(t, manifold.LogO(t, u, beta, dims), beta, links)
+	return manifold.ProjQ(t, manifold.ExpO(t, act, beta, dims), beta, dims)
+}
+
+// ForwardTangent is Forward with the capsules given by their tangent
+// coordinates at the pole, as Routing.ForwardTangent: a = loĝ_o(u) (N × d)
+// in, the class capsules' loĝ_o(v) ((G·C) × d, the layout of
+// PRCC.ForwardPerClassTangent) out.
+func (g *GraphRouting[T]) ForwardTangent(t *autodiff.Tape[T], a, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
+	dims := g.Routing.Cfg.Dims
+	g.check(a.Value.Rows, a.Value.Cols, dims.Tangent(), links)
+	return manifold.LogExpO(t, g.forward(t, a, beta, links), beta, dims)
+}
+
+// check panics unless the capsules (n × cols, want cols columns) and links
+// fit together.
+func (g *GraphRouting[T]) check(n, cols, want int, links *Links) {
+	if cols != want || links.Children != g.Classes*n || links.Parents%g.Classes != 0 {
+		panic(fmt.Sprintf("nn: graph routing: capsules are %d×%d and links have %d children, %d parents; want N×%d with C·N children, C = %d",
+			n, cols, links.Children, links.Parents, want, g.Classes))
+	}
+}
+
+// forward routes from the nodes' tangent coordinates a and returns the
+// last iteration's σ(loĝ_o(s_j)) of the class capsules (see route).
+func (g *GraphRouting[T]) forward(t *autodiff.Tape[T], a, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
 	r := g.Routing
 	dims := r.Cfg.Dims
 	C, K := g.Classes, r.K
-	N := u.Value.Rows
-	if u.Value.Cols != dims.Ambient() || links.Children != C*N || links.Parents%C != 0 {
-		panic(fmt.Sprintf("nn: graph routing: u is %d×%d and links have %d children, %d parents; want N×%d with C·N children, C = %d",
-			u.Value.Rows, u.Value.Cols, links.Children, links.Parents, dims.Ambient(), C))
-	}
 	ix := r.cache.get(links)
-	a := manifold.LogO(t, u, beta, dims)
 	var betaBuf [maxGateK]*autodiff.Var[T]
 	betas := betaBuf[:K]
 	for k := range betas {

@@ -110,7 +110,12 @@ func (c *PRCC[T]) Forward(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodi
 // class-c capsule of graph g, and logit[g][c] = τ·Align(z_{g,c}, w_c) + b_c,
 // so the result is G×classes.
 func (c *PRCC[T]) ForwardPerClass(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodiff.Var[T] {
-	z := manifold.LogO(t, v, beta, c.Dims)
+	return c.ForwardPerClassTangent(t, manifold.LogO(t, v, beta, c.Dims), beta)
+}
+
+// ForwardPerClassTangent is ForwardPerClass given z = loĝ_o(v) ((G·classes)
+// × d, as GraphRouting.ForwardTangent returns it).
+func (c *PRCC[T]) ForwardPerClassTangent(t *autodiff.Tape[T], z, beta *autodiff.Var[T]) *autodiff.Var[T] {
 	a := manifold.AlignPerClass(t, z, c.W, c.Dims)
 	return autodiff.Add(t, autodiff.MulScalarVar(t, a, c.tau(t, beta)), c.B)
 }
@@ -142,7 +147,12 @@ func (c *TangentLinear[T]) Forward(t *autodiff.Tape[T], v, beta *autodiff.Var[T]
 // (G·C)×D and logit[g][c] = ⟨z_{g,c}, W[:,c]⟩ + b_c, the class-c column of
 // the linear layer applied to graph g's class-c capsule only.
 func (c *TangentLinear[T]) ForwardPerClass(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodiff.Var[T] {
-	z := manifold.LogO(t, v, beta, c.Dims)
+	return c.ForwardPerClassTangent(t, manifold.LogO(t, v, beta, c.Dims))
+}
+
+// ForwardPerClassTangent is ForwardPerClass given z = loĝ_o(v) ((G·C) × d,
+// as GraphRouting.ForwardTangent returns it).
+func (c *TangentLinear[T]) ForwardPerClassTangent(t *autodiff.Tape[T], z *autodiff.Var[T]) *autodiff.Var[T] {
 	m := autodiff.MatMul(t, z, c.Lin.W)
 	return c.Lin.bias(t, prccPick(t, m))
 }

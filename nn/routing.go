@@ -304,19 +304,40 @@ func (r *Routing[T]) CurvatureParams() []*autodiff.Var[T] {
 // concurrently (their backward passes accumulate into the shared parameter
 // gradients and must not).
 func (r *Routing[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
+	dims := r.Cfg.Dims
+	if u.Value.Rows != links.Children || u.Value.Cols != dims.Ambient() {
+		panic(fmt.Sprintf("nn: routing: u is %d×%d, want %d×%d (children × ambient)", u.Value.Rows, u.Value.Cols, links.Children, dims.Ambient()))
+	}
+	act := r.forward(t, manifold.LogO(t, u, beta, dims), beta, links)
+	return manifold.ProjQ(t, manifold.ExpO(t, act, beta, dims), beta, dims)
+}
+
+// ForwardTangent is Forward with the capsules given by their tangent
+// coordinates at the pole: a = loĝ_o(u) (children × d) in, loĝ_o(v)
+// (parents × d) out. Stacked layers (and GraphRouting.ForwardTangent) pass
+// these on directly, so the points on Q are never formed: loĝ_o(v) is the
+// exact wrap of σ(loĝ_o(s_j)) (manifold.LogExpO), which the next layer's
+// loĝ_o would compute from v with rounding.
+func (r *Routing[T]) ForwardTangent(t *autodiff.Tape[T], a, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
+	dims := r.Cfg.Dims
+	if a.Value.Rows != links.Children || a.Value.Cols != dims.Tangent() {
+		panic(fmt.Sprintf("nn: routing: a is %d×%d, want %d×%d (children × tangent)", a.Value.Rows, a.Value.Cols, links.Children, dims.Tangent()))
+	}
+	return manifold.LogExpO(t, r.forward(t, a, beta, links), beta, dims)
+}
+
+// forward runs Forward from the children's tangent coordinates a and
+// returns σ(loĝ_o(s_j)) of the last iteration (see route).
+func (r *Routing[T]) forward(t *autodiff.Tape[T], a, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
 	cfg := r.Cfg
 	dims := cfg.Dims
 	tt, K := dims.T, r.K
 	ix := r.cache.get(links)
-	if u.Value.Rows != links.Children || u.Value.Cols != dims.Ambient() {
-		panic(fmt.Sprintf("nn: routing: u is %d×%d, want %d×%d (children × ambient)", u.Value.Rows, u.Value.Cols, links.Children, dims.Ambient()))
-	}
 	acr := cfg.Kind == ACR
 
-	// Step 1: tangent coordinates of the children and the K predictions.
+	// Step 1: the K predictions from the tangent coordinates.
 	// Fixed-size scratch on the stack (K ≤ maxGateK), so that Forward keeps
 	// no per-pass state in the layer.
-	a := manifold.LogO(t, u, beta, dims)
 	var betaBuf [maxGateK]*autodiff.Var[T]
 	betas := betaBuf[:K]
 	for k := range betas {
@@ -345,9 +366,11 @@ func (r *Routing[T]) alignChildren(t *autodiff.Tape[T], a *autodiff.Var[T]) *aut
 
 // route runs steps 2-5 of Forward (gates, coupling, aggregation,
 // activation, agreement) for the children's tangent coordinates a (C×d),
-// their predictions xi (C×(K·d)) and the curvatures β_k (betas) and β. It is
-// shared by node-level routing (Forward) and graph-level routing
-// (GraphRouting.Forward, whose children are per-class copies of the nodes).
+// their predictions xi (C×(K·d)) and the curvatures β_k (betas) and β, and
+// returns the last iteration's σ(loĝ_o(s_j)) (P×d), whose exp̂_o, projected
+// on Q, is v_j. It is shared by node-level routing (Forward) and
+// graph-level routing (GraphRouting.Forward, whose children are per-class
+// copies of the nodes).
 //
 // p1 is alignChildren(a), or nil to have route compute it: graph-level
 // routing passes the per-class copies of the nodes' P1, a product over N
@@ -376,7 +399,7 @@ func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, p1, xi *autodi
 	// κ̂ = 0, h = 0 and R = 0 exactly, and the gates depend on the child
 	// only: firstGates computes them per child.
 	b := constant[T](t, E, 1, 0)
-	var z, h, v *autodiff.Var[T]
+	var z, h, act *autodiff.Var[T]
 	for it := 0; it < cfg.Iters; it++ {
 		c := r.coupling(t, ix, b)
 		var gamma, w *autodiff.Var[T]
@@ -390,14 +413,17 @@ func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, p1, xi *autodi
 		} else {
 			w = c
 		}
+		// Eqs. (11)-(12): s_j = exp̂_o(S_j), v_j = Proj_Q(exp̂_o(σ(loĝ_o(s_j)))).
+		// loĝ_o(s_j) is the exact wrap of S_j's time block
+		// (manifold.LogExpO), and so is the next iteration's z = loĝ_o(v_j)
+		// of σ(·): v_j itself, on Q, is formed only by Forward, from the
+		// last iteration's σ(·).
 		S := linkSum(t, ix, w, xi, d)
-		s := manifold.ExpO(t, S, beta, dims)
-		act := manifold.TangentActivation(t, manifold.LogO(t, s, beta, dims), cfg.Activation)
-		v = manifold.ProjQ(t, manifold.ExpO(t, act, beta, dims), beta, dims)
+		act = manifold.TangentActivation(t, manifold.LogExpO(t, S, beta, dims), cfg.Activation)
 		if it == cfg.Iters-1 {
 			break
 		}
-		z = manifold.LogO(t, v, beta, dims)
+		z = manifold.LogExpO(t, act, beta, dims)
 		h = linkInner(t, ix, xi, z, K, tt) // E×K: g(z_j, ξ_{i,k})
 		agree := h
 		if acr {
@@ -408,7 +434,7 @@ func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, p1, xi *autodi
 			b = detach(t, b)
 		}
 	}
-	return v
+	return act
 }
 
 // predictComposed is predict built from MatMul, manifold.Wrap, ConcatCols
