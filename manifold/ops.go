@@ -447,7 +447,7 @@ func LogExpO[T Float](t *autodiff.Tape[T], xi, beta *autodiff.Var[T], dims Dims)
 func noneWraps[T Float](xi *autodiff.Var[T], tc int, r float64) bool {
 	c := xi.Value.Cols
 	for i := range xi.Value.Rows {
-		if math.Sqrt(sumSq(xi.Value.Data[i*c:i*c+tc]))/r >= math.Pi {
+		if th, _ := wrapTheta(xi.Value.Data[i*c:i*c+tc], r); !(th < math.Pi) {
 			return false
 		}
 	}
@@ -469,13 +469,18 @@ func recordWrap[T Float](name string, t *autodiff.Tape[T], xi, beta *autodiff.Va
 
 // wrapTerms returns θ, n = ‖ξ‖ and h = ω/θ (h = 1 when θ < π).
 func (p *wrapOp[T]) wrapTerms(x []T) (th, n, h float64) {
-	n = math.Sqrt(sumSq(x))
-	th = n / p.r
+	th, n = wrapTheta(x, p.r)
 	if th < math.Pi {
 		return th, n, 1
 	}
 	sin, cos := math.Sincos(th)
 	return th, n, math.Atan2(sin, cos) / th
+}
+
+// wrapTheta returns θ = ‖ξ‖/r and n = ‖ξ‖ of the wrap of ξ on S(r).
+func wrapTheta[T Float](x []T, r float64) (th, n float64) {
+	n = math.Sqrt(sumSq(x))
+	return n / r, n
 }
 
 // WrapAngle returns θ reduced modulo 2π into (−π, π], the ω = atan2(sin θ,

@@ -168,16 +168,10 @@ func (g *GraphRouting[T]) check(n, cols, want int, links *Links) {
 func (g *GraphRouting[T]) forward(t *autodiff.Tape[T], a, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
 	r := g.Routing
 	dims := r.Cfg.Dims
-	C, K := g.Classes, r.K
+	C := g.Classes
 	ix := r.cache.get(links)
 	var betaBuf [maxGateK]*autodiff.Var[T]
-	betas := betaBuf[:K]
-	for k := range betas {
-		betas[k] = beta
-		if r.Cfg.Kind == ACR {
-			betas[k] = manifold.Beta(t, r.Rho[k])
-		}
-	}
+	betas := r.perspectiveBetas(t, beta, &betaBuf)
 	// One prediction op for all classes: (C·N) × (K·d), virtual child c·N + i.
 	xi := predict(t, a, g.allWsph, g.allWeuc, g.allB, betas, dims.S, dims.T)
 	if C == 1 {

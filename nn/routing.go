@@ -329,30 +329,33 @@ func (r *Routing[T]) ForwardTangent(t *autodiff.Tape[T], a, beta *autodiff.Var[T
 // forward runs Forward from the children's tangent coordinates a and
 // returns σ(loĝ_o(s_j)) of the last iteration (see route).
 func (r *Routing[T]) forward(t *autodiff.Tape[T], a, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
-	cfg := r.Cfg
-	dims := cfg.Dims
-	tt, K := dims.T, r.K
+	dims := r.Cfg.Dims
 	ix := r.cache.get(links)
-	acr := cfg.Kind == ACR
-
 	// Step 1: the K predictions from the tangent coordinates.
-	// Fixed-size scratch on the stack (K ≤ maxGateK), so that Forward keeps
-	// no per-pass state in the layer.
 	var betaBuf [maxGateK]*autodiff.Var[T]
-	betas := betaBuf[:K]
-	for k := range betas {
-		betas[k] = beta
-		if acr {
-			betas[k] = manifold.Beta(t, r.Rho[k])
-		}
-	}
+	betas := r.perspectiveBetas(t, beta, &betaBuf)
 	var xi *autodiff.Var[T] // C × (K·d)
 	if r.composed {
 		xi = r.predictComposed(t, a, betas)
 	} else {
-		xi = predict(t, a, r.Wsph, r.Weuc, r.B, betas, dims.S, tt)
+		xi = predict(t, a, r.Wsph, r.Weuc, r.B, betas, dims.S, dims.T)
 	}
 	return r.route(t, ix, a, nil, xi, betas, beta)
+}
+
+// perspectiveBetas records the K perspectives' curvatures β_k (ACR; β
+// itself for every perspective otherwise) into buf, scratch on the
+// caller's stack (K ≤ maxGateK) so that Forward keeps no per-pass state in
+// the layer.
+func (r *Routing[T]) perspectiveBetas(t *autodiff.Tape[T], beta *autodiff.Var[T], buf *[maxGateK]*autodiff.Var[T]) []*autodiff.Var[T] {
+	betas := buf[:r.K]
+	for k := range betas {
+		betas[k] = beta
+		if r.Cfg.Kind == ACR {
+			betas[k] = manifold.Beta(t, r.Rho[k])
+		}
+	}
+	return betas
 }
 
 // alignChildren returns P1 = a·W1 of the feature-alignment term, the
