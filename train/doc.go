@@ -5,6 +5,8 @@
 // the result records with mean ± std, parameter count and wall time.
 //
 // Model selection never looks at test labels: the reported test accuracy is
-// the one at the epoch of best validation accuracy (ties: lower validation
-// loss, then the earlier epoch).
+// the one at the epoch of best validation accuracy. Ties go, in the node
+// protocols, to the lower validation loss, then the earlier epoch; in the
+// graph protocol, whose validation sets are small, to the later epoch
+// (docs/epoch-selection.md).
 package train

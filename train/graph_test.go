@@ -45,7 +45,10 @@ func TestBatchEnds(t *testing.T) {
 
 // poolNet is a small graph model for the trainer's tests: logits = the sum
 // over a graph's nodes of tanh(x·W), plus a bias.
-type poolNet struct{ w, b *autodiff.Var[float32] }
+type poolNet struct {
+	w, b   *autodiff.Var[float32]
+	frozen bool // never update: every epoch ties with the first
+}
 
 func newPoolNet(features, classes int) *poolNet {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -62,7 +65,97 @@ func (m *poolNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, _ bool,
 }
 
 func (m *poolNet) Groups() []optim.Group[float32] {
-	return []optim.Group[float32]{{Params: []*autodiff.Var[float32]{m.w, m.b}}}
+	return []optim.Group[float32]{{Params: []*autodiff.Var[float32]{m.w, m.b}, Frozen: m.frozen}}
+}
+
+// mutagFold returns the embedded MUTAG and the first split of its
+// stratified 10-fold protocol.
+func mutagFold(t *testing.T) (*data.GraphDataset, data.Split) {
+	t.Helper()
+	d, err := data.Load("mutag", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := make([]int32, len(d.Graph.Graphs))
+	for i, g := range d.Graph.Graphs {
+		labels[i] = g.Label
+	}
+	splits, err := data.StratifiedKFold(labels, 10, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Graph, splits[0]
+}
+
+// The selected epoch has the best validation accuracy, and of the epochs
+// that reach it the last; its test accuracy is the one reported.
+func TestRunGraphSelectsTheLastBestEpoch(t *testing.T) {
+	ds, split := mutagFold(t)
+	cfg := Config{Epochs: 30, LR: 0.05, Optimizer: "adam"}
+	var epochs []Epoch
+	r, err := RunGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, 16, 0, func(e Epoch) { epochs = append(epochs, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(epochs) != cfg.Epochs || r.Epochs != cfg.Epochs {
+		t.Fatalf("got %d epoch reports, result says %d; want %d", len(epochs), r.Epochs, cfg.Epochs)
+	}
+	best, last, ties := -1.0, 0, 0
+	for _, e := range epochs {
+		switch {
+		case e.ValAcc > best:
+			best, last, ties = e.ValAcc, e.Epoch, 1
+		case e.ValAcc == best:
+			last, ties = e.Epoch, ties+1
+		}
+	}
+	if r.ValAcc != best || r.BestEpoch != last {
+		t.Errorf("selected epoch %d (val %.3f), want %d (val %.3f)", r.BestEpoch, r.ValAcc, last, best)
+	}
+	if e := epochs[r.BestEpoch-1]; !e.Best || e.TestAcc != r.TestAcc {
+		t.Errorf("result %+v does not match its epoch %+v", r, e)
+	}
+	if ties < 2 {
+		t.Logf("no tie at the best validation accuracy %.3f: the tie rule went untested here", best)
+	}
+}
+
+// A model that never learns ties on every epoch: the selection moves to
+// the latest, but patience counts from the last rise, the first epoch.
+func TestRunGraphTiesMoveSelectionNotPatience(t *testing.T) {
+	ds, split := mutagFold(t)
+	for _, tc := range []struct{ epochs, patience, wantEpochs int }{
+		{6, 0, 6},
+		{20, 3, 4},
+	} {
+		m := newPoolNet(ds.NumFeatures, ds.NumClasses)
+		m.frozen = true
+		cfg := Config{Epochs: tc.epochs, Patience: tc.patience, LR: 0.05, Optimizer: "adam"}
+		r, err := RunGraph(m, ds, split, cfg, 16, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Epochs != tc.wantEpochs || r.BestEpoch != tc.wantEpochs {
+			t.Errorf("%d epochs, patience %d: ran %d with epoch %d selected, want %d and %d",
+				tc.epochs, tc.patience, r.Epochs, r.BestEpoch, tc.wantEpochs, tc.wantEpochs)
+		}
+	}
+}
+
+func TestSelectsGraphEpoch(t *testing.T) {
+	for _, tc := range []struct {
+		best, val float64
+		want      bool
+	}{
+		{-1, 0, true}, // the first epoch, even at accuracy 0
+		{0.5, 0.6, true},
+		{0.5, 0.5, true}, // a tie: the later epoch
+		{0.5, 0.4, false},
+	} {
+		if got := selectsGraphEpoch(tc.best, tc.val); got != tc.want {
+			t.Errorf("selectsGraphEpoch(%v, %v) = %v, want %v", tc.best, tc.val, got, tc.want)
+		}
+	}
 }
 
 // A mini-batch's gradient does not depend on its micro-batches: each one's
@@ -113,6 +206,49 @@ func TestMicroBatchesAddUpToTheBatch(t *testing.T) {
 			if d := math.Abs(float64(g - single.grads[i][j])); d > 1e-5*scale {
 				t.Fatalf("param %d grad[%d] = %v in one batch, %v graph by graph", i, j, g, single.grads[i][j])
 			}
+		}
+	}
+}
+
+// OnValidation sees every validation graph of every fold and epoch, with
+// logits whose accuracy is the epoch's validation accuracy.
+func TestOnValidationMatchesValAcc(t *testing.T) {
+	ds, _ := mutagFold(t)
+	type key struct{ fold, epoch int }
+	valAcc := map[key]float64{}
+	fromLogits := map[key]float64{}
+	seen := map[key]int{}
+	p := GraphProtocol{OnlyFolds: 2, Parallel: 2, OnValidation: func(fold int, v ValScores) {
+		if len(v.Labels) != len(v.Graphs) || len(v.Logits) != len(v.Graphs)*v.Classes || v.Classes != ds.NumClasses {
+			t.Errorf("fold %d epoch %d: %d graphs, %d labels, %d logits of %d classes", fold, v.Epoch, len(v.Graphs), len(v.Labels), len(v.Logits), v.Classes)
+			return
+		}
+		correct := 0
+		for i, g := range v.Graphs {
+			if v.Labels[i] != ds.Graphs[g].Label {
+				t.Errorf("graph %d has label %d, want %d", g, v.Labels[i], ds.Graphs[g].Label)
+			}
+			row := v.Logits[i*v.Classes : (i+1)*v.Classes]
+			if slices.Index(row, slices.Max(row)) == int(v.Labels[i]) {
+				correct++
+			}
+		}
+		k := key{fold, v.Epoch}
+		fromLogits[k] = float64(correct) / float64(len(v.Graphs))
+		seen[k] = len(v.Graphs)
+	}}
+	cfg := Config{Epochs: 3, LR: 0.05, Optimizer: "adam"}
+	build := func(uint64) (GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
+	_, err := RunGraphProtocol(ds, build, p, cfg, func(fold int, e Epoch) { valAcc[key{fold, e.Epoch}] = e.ValAcc }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 6 {
+		t.Fatalf("OnValidation saw %d (fold, epoch) pairs, want 6", len(seen))
+	}
+	for k, acc := range valAcc {
+		if n := seen[k]; n != 17 || math.Abs(fromLogits[k]-acc) > 1e-12 {
+			t.Errorf("fold %d epoch %d: %d graphs with accuracy %v from the logits, validation accuracy %v", k.fold, k.epoch, n, fromLogits[k], acc)
 		}
 	}
 }

@@ -44,7 +44,7 @@ func (b *bencher) graphProtocolNote() string {
 	if b.f.epochs > 0 {
 		ep = fmt.Sprintf("%d epoch(s)", b.f.epochs)
 	}
-	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch (stratified 10%% validation split inside each training fold), "+
+	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch (stratified 10%% validation split inside each training fold; ties: the later epoch), "+
 		"mean ± std (population) over the folds of protocol %q, fold seed 0, model seeds %d-%d, %s, batch %d "+
 		"(in micro-batches of at most %d nodes). "+
 		"Param: trainable parameters. Runtime: training wall time per fold in seconds (evaluation every epoch, GOMAXPROCS %d).",

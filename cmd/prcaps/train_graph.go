@@ -18,6 +18,7 @@ type graphFlags struct {
 	task                                    string
 	folds, foldSeed, batch, parallel, first int
 	microNodes                              int
+	valLogits                               string
 	modelSet                                bool
 }
 
@@ -31,6 +32,9 @@ func (g *graphFlags) register(fs *flag.FlagSet) {
 		"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs), whose gradients add up before the step; "+
 			"a speed and memory setting that changes results only through rounding and dropout draws")
 	fs.IntVar(&g.parallel, "parallel", 1, "runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it")
+	fs.StringVar(&g.valLogits, "val-logits", "",
+		"graph: write every epoch's validation logits to `dir`/<dataset>-foldNN.tsv (epoch, graph, label, logits), "+
+			"for comparing epoch-selection rules with go run ./tools/selection dir; no test label is written")
 }
 
 // graphTask reports whether the parsed flags ask for graph classification:
@@ -105,6 +109,13 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 	}
 	prog.line("%s on %s (%d graphs, %d nodes, %d features, %d classes; from %s), %s, %d epochs, batch %d",
 		name, ds.Name, len(ds.Graphs), nodes, ds.NumFeatures, ds.NumClasses, ds0.From, proto.Name(), tc.Epochs, f.graph.batch)
+	var logits *valLogits
+	if f.graph.valLogits != "" {
+		if logits, err = newValLogits(f.graph.valLogits, ds.Name); err != nil {
+			return err
+		}
+		proto.OnValidation = logits.record
+	}
 	enc := json.NewEncoder(stdout)
 	sum, err := train.RunGraphProtocol(ds, build, proto, tc,
 		func(fold int, e train.Epoch) {
@@ -118,6 +129,11 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 			prog.line("fold %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2fs",
 				fold+1, runs, r.Seed, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
 		})
+	if logits != nil {
+		if cerr := logits.close(); err == nil {
+			err = cerr
+		}
+	}
 	if err != nil {
 		return err
 	}

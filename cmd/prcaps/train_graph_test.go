@@ -107,3 +107,30 @@ func checkCPUProfile(t *testing.T, args ...string) {
 		t.Errorf("unwritable profile path: exit %d, %q", code, errOut)
 	}
 }
+
+// --val-logits writes one file per fold with a line per validation graph
+// and epoch: epoch, graph, label and one logit per class.
+func TestTrainGraphValLogits(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCLI("train", "--task", "graph", "--data", "", "--epochs", "2", "--only-folds", "2", "--val-logits", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"MUTAG-fold00.tsv", "MUTAG-fold01.tsv"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) != 2*17 { // 17 validation graphs, 2 epochs
+			t.Fatalf("%s: %d lines, want 34", name, len(lines))
+		}
+		if f := strings.Split(lines[len(lines)-1], "\t"); len(f) != 5 || f[0] != "2" || (f[2] != "0" && f[2] != "1") {
+			t.Errorf("%s: last line %q, want epoch 2, graph, label in {0,1}, two logits", name, lines[len(lines)-1])
+		}
+	}
+	file := filepath.Join(dir, "MUTAG-fold00.tsv")
+	if code, _, errOut := runCLI("train", "--task", "graph", "--data", "", "--epochs", "1", "--only-folds", "1", "--val-logits", file); code == 0 || !strings.Contains(errOut, "--val-logits") {
+		t.Errorf("--val-logits under a file: exit %d, stderr %q; want an error naming the flag", code, errOut)
+	}
+}

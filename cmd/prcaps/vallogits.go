@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/prcaps/prcaps/train"
+)
+
+// valLogits writes the validation logits of every fold and epoch of a graph
+// run (--val-logits) to dir/<dataset>-fold<NN>.tsv, one line per graph and
+// epoch: epoch, graph index, label, then the class logits. They are the
+// input of `go run ./tools/selection` (docs/epoch-selection.md). Its record
+// method is a train.GraphProtocol.OnValidation, which the protocol calls one
+// at a time.
+type valLogits struct {
+	dir, dataset string
+	files        map[int]*os.File
+	bufs         map[int]*bufio.Writer
+	err          error // the first write error
+	line         []byte
+}
+
+func newValLogits(dir, dataset string) (*valLogits, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--val-logits: %w", err)
+	}
+	return &valLogits{dir: dir, dataset: dataset, files: map[int]*os.File{}, bufs: map[int]*bufio.Writer{}}, nil
+}
+
+func (l *valLogits) record(fold int, v train.ValScores) {
+	if l.err != nil {
+		return
+	}
+	w, ok := l.bufs[fold]
+	if !ok {
+		f, err := os.Create(filepath.Join(l.dir, fmt.Sprintf("%s-fold%02d.tsv", l.dataset, fold)))
+		if err != nil {
+			l.err = fmt.Errorf("--val-logits: %w", err)
+			return
+		}
+		l.files[fold], w = f, bufio.NewWriter(f)
+		l.bufs[fold] = w
+	}
+	for i, g := range v.Graphs {
+		b := strconv.AppendInt(l.line[:0], int64(v.Epoch), 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(g), 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(v.Labels[i]), 10)
+		for _, x := range v.Logits[i*v.Classes : (i+1)*v.Classes] {
+			b = append(b, '\t')
+			b = strconv.AppendFloat(b, float64(x), 'g', -1, 32)
+		}
+		l.line = append(b, '\n')
+		if _, err := w.Write(l.line); err != nil {
+			l.err = fmt.Errorf("--val-logits %s: %w", l.files[fold].Name(), err)
+			return
+		}
+	}
+}
+
+// close flushes and closes the files and returns the first error.
+func (l *valLogits) close() error {
+	for fold, w := range l.bufs {
+		if err := w.Flush(); err != nil && l.err == nil {
+			l.err = fmt.Errorf("--val-logits %s: %w", l.files[fold].Name(), err)
+		}
+		if err := l.files[fold].Close(); err != nil && l.err == nil {
+			l.err = fmt.Errorf("--val-logits: %w", err)
+		}
+	}
+	return l.err
+}
