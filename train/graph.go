@@ -134,6 +134,7 @@ type graphTrainer struct {
 	cfg        Config
 	sizes      graphBatching
 	opt        optim.Optimizer
+	lr         optim.Schedule
 	params     []*autodiff.Var[float32]
 	rng        *rand.Rand
 	tape, eval autodiff.Tape[float32]
@@ -170,7 +171,11 @@ func newGraphTrainer(m GraphModel, ds *data.GraphDataset, split data.Split, cfg 
 	if err != nil {
 		return nil, err
 	}
-	tr := &graphTrainer{m: m, ds: ds, split: split, cfg: cfg, sizes: sizes, opt: opt,
+	lr, err := cfg.schedule()
+	if err != nil {
+		return nil, err
+	}
+	tr := &graphTrainer{m: m, ds: ds, split: split, cfg: cfg, sizes: sizes, opt: opt, lr: lr,
 		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	for _, g := range m.Groups() {
 		if !g.Frozen {
@@ -350,11 +355,12 @@ func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config,
 	res := Result{Seed: seed, ValAcc: -1}
 	sinceBest := 0
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		tr.opt.SetLR(tr.lr(epoch - 1))
 		lv, trainAcc, err := tr.epoch(epoch)
 		if err != nil {
 			return res, err
 		}
-		ep := Epoch{Epoch: epoch, Loss: lv, TrainAcc: trainAcc}
+		ep := Epoch{Epoch: epoch, Loss: lv, TrainAcc: trainAcc, LR: tr.opt.LR()}
 		valAcc, valLoss, err := tr.evaluate(split.Val, tr.onVal != nil)
 		if err != nil {
 			return res, err

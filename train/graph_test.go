@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -250,5 +251,34 @@ func TestOnValidationMatchesValAcc(t *testing.T) {
 		if n := seen[k]; n != 17 || math.Abs(fromLogits[k]-acc) > 1e-12 {
 			t.Errorf("fold %d epoch %d: %d graphs with accuracy %v from the logits, validation accuracy %v", k.fold, k.epoch, n, fromLogits[k], acc)
 		}
+	}
+}
+
+// Each epoch trains at its schedule's learning rate, and an unknown
+// schedule is an error.
+func TestRunGraphLRSchedule(t *testing.T) {
+	ds, split := mutagFold(t)
+	for _, tc := range []struct {
+		schedule string
+		want     []float64 // epochs 1, 50, 51 and 100
+	}{
+		{"", []float64{0.01, 0.01, 0.01, 0.01}},
+		{ScheduleStep, []float64{0.01, 0.01, 0.005, 0.005}},
+		{ScheduleCosine, []float64{0.01, 0.005 * (1 + math.Cos(math.Pi*49/100)), 0.005, 0.005 * (1 + math.Cos(math.Pi*99/100))}},
+	} {
+		cfg := Config{Epochs: 100, LR: 0.01, Optimizer: "adam", LRSchedule: tc.schedule}
+		var lr []float64
+		if _, err := RunGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, 64, 0, func(e Epoch) { lr = append(lr, e.LR) }); err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range []int{1, 50, 51, 100} {
+			if math.Abs(lr[e-1]-tc.want[i]) > 1e-12 {
+				t.Errorf("schedule %q: epoch %d at lr %v, want %v", tc.schedule, e, lr[e-1], tc.want[i])
+			}
+		}
+	}
+	cfg := Config{Epochs: 1, LR: 0.01, Optimizer: "adam", LRSchedule: "linear"}
+	if _, err := RunGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, 16, 0, nil); err == nil || !strings.Contains(err.Error(), `"linear"`) {
+		t.Errorf("unknown schedule: error %v", err)
 	}
 }

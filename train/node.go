@@ -32,6 +32,7 @@ type Config struct {
 	Optimizer   string  // "adam", "adamw" or "radam" (RiemannianAdam)
 	Clip        float64 // max global gradient norm; 0 disables clipping
 	Patience    int     // stop after this many epochs without a better validation accuracy; 0 = never
+	LRSchedule  string  // learning rate per epoch: "" or ScheduleConstant, ScheduleCosine, ScheduleStep
 }
 
 // DefaultConfig is a 200-epoch Adam run at lr 0.01 with weight decay 5e-4:
@@ -60,7 +61,8 @@ type Epoch struct {
 	Epoch                     int // 1-based
 	Loss                      float64
 	TrainAcc, ValAcc, TestAcc float64
-	Best                      bool // this epoch is the best so far on validation
+	Best                      bool    // this epoch is the best so far on validation
+	LR                        float64 // the learning rate the epoch trained at
 }
 
 // Result is the outcome of one training run.
@@ -104,6 +106,7 @@ type nodeTrainer struct {
 	cfg    Config
 	labels autodiff.Labels
 	opt    optim.Optimizer
+	lr     optim.Schedule
 	params []*autodiff.Var[float32]
 	rng    *rand.Rand
 	tape   autodiff.Tape[float32]
@@ -129,7 +132,11 @@ func newNodeTrainer(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Con
 	if err != nil {
 		return nil, err
 	}
-	tr := &nodeTrainer{m: m, split: split, cfg: cfg, labels: labels, opt: opt,
+	lr, err := cfg.schedule()
+	if err != nil {
+		return nil, err
+	}
+	tr := &nodeTrainer{m: m, split: split, cfg: cfg, labels: labels, opt: opt, lr: lr,
 		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	for _, g := range m.Groups() {
 		if !g.Frozen {
@@ -189,11 +196,12 @@ func RunNode(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, se
 	res := Result{Seed: seed, ValAcc: -1}
 	sinceBest := 0
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		tr.opt.SetLR(tr.lr(epoch - 1))
 		lv, err := tr.step(epoch)
 		if err != nil {
 			return res, err
 		}
-		ep := Epoch{Epoch: epoch, Loss: lv}
+		ep := Epoch{Epoch: epoch, Loss: lv, LR: tr.opt.LR()}
 		valLoss := tr.evaluate(&ep)
 		if res.improvedBy(ep.ValAcc, valLoss) {
 			ep.Best = true

@@ -191,3 +191,17 @@ func TestRunNodeProtocolParallelMatchesSerial(t *testing.T) {
 		}
 	}
 }
+
+// The node loop follows the schedule too.
+func TestRunNodeLRSchedule(t *testing.T) {
+	ds := blobs(60)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.LRSchedule = 60, ScheduleStep
+	var lr []float64
+	if _, err := RunNode(newLinear(ds), ds, data.RandomSplit(ds.Y, 0, 0.6, 0.2), cfg, 1, func(e Epoch) { lr = append(lr, e.LR) }); err != nil {
+		t.Fatal(err)
+	}
+	if lr[49] != cfg.LR || lr[50] != cfg.LR/2 {
+		t.Errorf("epochs 50 and 51 at lr %v and %v, want %v and %v", lr[49], lr[50], cfg.LR, cfg.LR/2)
+	}
+}

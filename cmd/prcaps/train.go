@@ -24,6 +24,7 @@ type trainFlags struct {
 	cpuProfile                             string
 	seeds, firstSeed, epochs, hidden       int
 	patience                               int
+	lrSchedule                             string
 	lr, wd, dropout, inputDropout, clip    float64
 	asJSON, quiet, nodeAttr                bool
 
@@ -51,6 +52,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&f.hidden, "hidden", 0, "hidden width of GCN / of PR-CapsNet's GCN stem (0: the model's default, 64)")
 	fs.IntVar(&f.patience, "patience", 0, "stop a run after this many epochs without a better validation accuracy (0: never)")
 	fs.Float64Var(&f.lr, "lr", 0, "learning rate (0: the model's default: 0.005 prcapsnet (node and graph), 0.01 gcn)")
+	fs.StringVar(&f.lrSchedule, "lr-schedule", "", "learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting); empty: the model's default, step for the graph network, constant otherwise")
 	fs.Float64Var(&f.wd, "wd", -1, "weight decay (-1: the model's default: 5e-4 node, 1e-4 graph)")
 	fs.Float64Var(&f.dropout, "dropout", -1, "dropout probability of the hidden layer, and of GCN's input features (-1: the model's default, 0.5)")
 	fs.Float64Var(&f.inputDropout, "input-dropout", -1, "prcapsnet: dropout probability of the input node features (-1: the model's default, 0.5 node, 0 graph)")
@@ -91,6 +93,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer stop()
+	}
+	switch f.lrSchedule {
+	case "", train.ScheduleConstant, train.ScheduleCosine, train.ScheduleStep:
+	default:
+		return usagef("--lr-schedule must be constant, cosine or step, not %q", f.lrSchedule)
 	}
 	if graphTask(fs, &f) {
 		return runTrainGraph(f, stdout, stderr)
@@ -216,6 +223,9 @@ func override(cfg *train.Config, f trainFlags) {
 	}
 	if f.lr > 0 {
 		cfg.LR = f.lr
+	}
+	if f.lrSchedule != "" {
+		cfg.LRSchedule = f.lrSchedule
 	}
 	if f.wd >= 0 {
 		cfg.WeightDecay = f.wd
