@@ -81,6 +81,26 @@ type GraphProtocol struct {
 	// With Parallel > 1 it is called from several goroutines, one at a
 	// time. v's slices are reused once it returns.
 	OnValidation func(fold int, v ValScores)
+	// OnTestCurve, if non-nil, has the test fold scored after every epoch
+	// and gets each epoch's validation and test accuracy. It is a
+	// diagnostic for comparing with papers that report the epoch of best
+	// mean test accuracy over the folds (CurveSelection); this protocol's
+	// own selection never reads it, and training is the same with it as
+	// without. Called like OnValidation.
+	OnTestCurve func(fold int, p CurvePoint)
+}
+
+// CurvePoint is one epoch of a fold's accuracy curves (OnTestCurve).
+type CurvePoint struct {
+	Epoch           int
+	ValAcc, TestAcc float64
+}
+
+// graphHooks are the optional per-epoch callbacks of one graph run.
+type graphHooks struct {
+	progress func(Epoch)
+	onVal    func(ValScores)
+	onTest   func(CurvePoint)
 }
 
 // ValScores are the validation logits of one epoch of a graph run.
@@ -341,16 +361,15 @@ func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, e
 // selected so far). Patience counts the epochs since the validation
 // accuracy last rose: a tie moves the selection but does not reset it.
 func RunGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, progress func(Epoch)) (Result, error) {
-	return runGraph(m, ds, split, cfg, graphBatching{batchSize, DefaultMicroBatchNodes, defaultEvalBatch}, seed, progress, nil)
+	return runGraph(m, ds, split, cfg, graphBatching{batchSize, DefaultMicroBatchNodes, defaultEvalBatch}, seed, graphHooks{progress: progress})
 }
 
-func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64,
-	progress func(Epoch), onVal func(ValScores)) (Result, error) {
+func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (Result, error) {
 	tr, err := newGraphTrainer(m, ds, split, cfg, sizes, seed)
 	if err != nil {
 		return Result{}, err
 	}
-	tr.onVal = onVal
+	tr.onVal = hooks.onVal
 	start := time.Now()
 	res := Result{Seed: seed, ValAcc: -1}
 	sinceBest := 0
@@ -374,18 +393,23 @@ func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config,
 		if valAcc > res.ValAcc {
 			sinceBest = 0
 		}
-		if selectsGraphEpoch(res.ValAcc, valAcc) {
-			testAcc, _, err := tr.evaluate(split.Test, false)
-			if err != nil {
+		testAcc := math.NaN() // scored only where it is needed
+		if hooks.onTest != nil || selectsGraphEpoch(res.ValAcc, valAcc) {
+			if testAcc, _, err = tr.evaluate(split.Test, false); err != nil {
 				return res, err
 			}
+		}
+		if hooks.onTest != nil {
+			hooks.onTest(CurvePoint{Epoch: epoch, ValAcc: valAcc, TestAcc: testAcc})
+		}
+		if selectsGraphEpoch(res.ValAcc, valAcc) {
 			ep.Best = true
 			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = epoch, trainAcc, valAcc, testAcc, valLoss
 		}
 		ep.TestAcc = res.TestAcc
 		res.Epochs = epoch
-		if progress != nil {
-			progress(ep)
+		if hooks.progress != nil {
+			hooks.progress(ep)
 		}
 		if cfg.Patience > 0 && sinceBest >= cfg.Patience {
 			break
@@ -471,15 +495,17 @@ func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol
 				return err
 			}
 		}
-		var cb func(Epoch)
+		var hooks graphHooks
 		if onEpoch != nil {
-			cb = func(e Epoch) { mu.Lock(); onEpoch(f, e); mu.Unlock() }
+			hooks.progress = func(e Epoch) { mu.Lock(); onEpoch(f, e); mu.Unlock() }
 		}
-		var onVal func(ValScores)
 		if p.OnValidation != nil {
-			onVal = func(v ValScores) { mu.Lock(); p.OnValidation(f, v); mu.Unlock() }
+			hooks.onVal = func(v ValScores) { mu.Lock(); p.OnValidation(f, v); mu.Unlock() }
 		}
-		r, err := runGraph(m, ds, splits[f], cfg, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch}, seed, cb, onVal)
+		if p.OnTestCurve != nil {
+			hooks.onTest = func(c CurvePoint) { mu.Lock(); p.OnTestCurve(f, c); mu.Unlock() }
+		}
+		r, err := runGraph(m, ds, splits[f], cfg, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch}, seed, hooks)
 		if err != nil {
 			return fmt.Errorf("fold %d (seed %d): %w", f, seed, err)
 		}

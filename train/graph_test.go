@@ -282,3 +282,65 @@ func TestRunGraphLRSchedule(t *testing.T) {
 		t.Errorf("unknown schedule: error %v", err)
 	}
 }
+
+// OnTestCurve sees every epoch of every fold; at the selected epoch its
+// test accuracy is the fold's result, and the runs' results are those of
+// the same protocol without it.
+func TestOnTestCurveMatchesSelection(t *testing.T) {
+	ds, _ := mutagFold(t)
+	cfg := Config{Epochs: 4, LR: 0.05, Optimizer: "adam"}
+	build := func(uint64) (GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
+	plain, err := RunGraphProtocol(ds, build, GraphProtocol{OnlyFolds: 3, Parallel: 2}, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curves := make([][]CurvePoint, 3)
+	p := GraphProtocol{OnlyFolds: 3, Parallel: 2, OnTestCurve: func(fold int, c CurvePoint) { curves[fold] = append(curves[fold], c) }}
+	withCurve, err := RunGraphProtocol(ds, build, p, cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, r := range withCurve.Results {
+		want := plain.Results[f]
+		r.Seconds, want.Seconds = 0, 0
+		if r != want {
+			t.Errorf("fold %d: %+v with the test curve, %+v without", f, r, want)
+		}
+		if len(curves[f]) != cfg.Epochs {
+			t.Fatalf("fold %d: %d curve points, want %d", f, len(curves[f]), cfg.Epochs)
+		}
+		for e, c := range curves[f] {
+			if c.Epoch != e+1 || c.TestAcc < 0 || c.TestAcc > 1 {
+				t.Errorf("fold %d point %d: %+v", f, e, c)
+			}
+		}
+		if c := curves[f][r.BestEpoch-1]; c.TestAcc != r.TestAcc || c.ValAcc != r.ValAcc {
+			t.Errorf("fold %d: curve at the selected epoch %d is %+v, result val %v test %v", f, r.BestEpoch, c, r.ValAcc, r.TestAcc)
+		}
+	}
+}
+
+func TestSelectOnCurves(t *testing.T) {
+	for _, tc := range []struct {
+		curves [][]float64
+		want   CurveSelection
+	}{
+		{[][]float64{{0.5, 0.7, 0.6}, {0.5, 0.5, 0.8}}, CurveSelection{Epoch: 3, MeanAcc: 0.7, StdAcc: 0.1, FoldCount: 2}},
+		{[][]float64{{0.6, 0.4}, {0.6, 0.8}}, CurveSelection{Epoch: 1, MeanAcc: 0.6, StdAcc: 0, FoldCount: 2}}, // tie: the earlier epoch
+		{[][]float64{{0.9}}, CurveSelection{Epoch: 1, MeanAcc: 0.9, StdAcc: 0, FoldCount: 1}},
+	} {
+		got, err := SelectOnCurves(tc.curves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Epoch != tc.want.Epoch || got.FoldCount != tc.want.FoldCount ||
+			math.Abs(got.MeanAcc-tc.want.MeanAcc) > 1e-12 || math.Abs(got.StdAcc-tc.want.StdAcc) > 1e-12 {
+			t.Errorf("SelectOnCurves(%v) = %+v, want %+v", tc.curves, got, tc.want)
+		}
+	}
+	for _, bad := range [][][]float64{nil, {{}}, {{0.5, 0.6}, {0.5}}} {
+		if _, err := SelectOnCurves(bad); err == nil {
+			t.Errorf("SelectOnCurves(%v): no error", bad)
+		}
+	}
+}

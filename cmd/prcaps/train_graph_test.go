@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -133,5 +134,43 @@ func TestTrainGraphValLogits(t *testing.T) {
 	file := filepath.Join(dir, "MUTAG-fold00.tsv")
 	if code, _, errOut := runCLI("train", "--task", "graph", "--data", "", "--epochs", "1", "--only-folds", "1", "--val-logits", file); code == 0 || !strings.Contains(errOut, "--val-logits") {
 		t.Errorf("--val-logits under a file: exit %d, stderr %q; want an error naming the flag", code, errOut)
+	}
+}
+
+// --test-curve writes a line per fold and epoch and prints the test-curve
+// selection beside, never inside, the JSON records; the records are those
+// of the same run without it.
+func TestTrainGraphTestCurve(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "curve.tsv")
+	args := []string{"train", "--task", "graph", "--data", "", "--epochs", "3", "--only-folds", "2", "--json", "--quiet"}
+	code, plain, errOut := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runCLI(append(args, "--test-curve", file)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	seconds := regexp.MustCompile(`"(train_)?seconds(_per_run)?":[0-9.e+-]+`)
+	if seconds.ReplaceAllString(out, "") != seconds.ReplaceAllString(plain, "") {
+		t.Errorf("JSON with --test-curve:\n%s\nwithout:\n%s", out, plain)
+	}
+	if !strings.Contains(errOut, "test-curve reporting (selects on test labels") || !strings.Contains(errOut, "over 2 fold(s)") {
+		t.Errorf("stderr %q: want the test-curve line", errOut)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 1+2*3 || lines[0] != "fold\tepoch\tval_acc\ttest_acc" {
+		t.Fatalf("%s: %d lines, header %q; want a header and 6 lines", file, len(lines), lines[0])
+	}
+	if f := strings.Split(lines[6], "\t"); len(f) != 4 || f[0] != "1" || f[1] != "3" {
+		t.Errorf("last line %q, want fold 1, epoch 3 and two accuracies", lines[6])
+	}
+	bad := filepath.Join(t.TempDir(), "missing", "curve.tsv")
+	if code, _, errOut := runCLI("train", "--task", "graph", "--data", "", "--epochs", "1", "--only-folds", "1", "--test-curve", bad); code == 0 || !strings.Contains(errOut, "--test-curve") {
+		t.Errorf("--test-curve in a missing directory: exit %d, stderr %q; want an error naming the flag", code, errOut)
 	}
 }

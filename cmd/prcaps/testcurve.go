@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/prcaps/prcaps/train"
+)
+
+// testCurves collects each fold's validation and test accuracy per epoch
+// (--test-curve) and writes them to one TSV file: fold, epoch, val_acc,
+// test_acc. Its record method is a train.GraphProtocol.OnTestCurve, which
+// the protocol calls one at a time. The file is created when the run
+// starts, so that a bad path fails before any training.
+type testCurves struct {
+	f      *os.File
+	points map[int][]train.CurvePoint
+}
+
+func newTestCurves(path string) (*testCurves, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--test-curve: %w", err)
+	}
+	return &testCurves{f: f, points: map[int][]train.CurvePoint{}}, nil
+}
+
+func (c *testCurves) record(fold int, p train.CurvePoint) {
+	c.points[fold] = append(c.points[fold], p)
+}
+
+// close writes the curves, closes the file and returns the selection of
+// the epoch with the best mean test accuracy over the folds.
+func (c *testCurves) close() (train.CurveSelection, error) {
+	folds := make([]int, 0, len(c.points))
+	for f := range c.points {
+		folds = append(folds, f)
+	}
+	slices.Sort(folds)
+	w := bufio.NewWriter(c.f)
+	fmt.Fprintln(w, "fold\tepoch\tval_acc\ttest_acc")
+	curves := make([][]float64, 0, len(folds))
+	for _, f := range folds {
+		curve := make([]float64, 0, len(c.points[f]))
+		for _, p := range c.points[f] {
+			fmt.Fprintf(w, "%d\t%d\t%.6f\t%.6f\n", f, p.Epoch, p.ValAcc, p.TestAcc)
+			curve = append(curve, p.TestAcc)
+		}
+		curves = append(curves, curve)
+	}
+	err := w.Flush()
+	if cerr := c.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return train.CurveSelection{}, fmt.Errorf("--test-curve: %w", err)
+	}
+	sel, err := train.SelectOnCurves(curves)
+	if err != nil {
+		return sel, fmt.Errorf("--test-curve %s: %w", c.f.Name(), err)
+	}
+	return sel, nil
+}
