@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -455,72 +454,4 @@ func GraphStepAllocs(m GraphModel, ds *data.GraphDataset, idx []int32, cfg Confi
 	}
 	slices.Sort(counts)
 	return float64(counts[runs/2]), nil
-}
-
-// RunGraphProtocol runs the graph protocol p (DESIGN §6) on ds: stratified
-// folds from p.FoldSeed, a fresh model per fold from build(FirstSeed+f),
-// training per cfg, and the summary of the folds' test accuracies (task
-// "graph"). onEpoch and onRun, if non-nil, are called after each epoch and
-// fold; with p.Parallel > 1 they (and p.OnValidation) are called from
-// several goroutines, one at a time.
-func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol, cfg Config,
-	onEpoch func(fold int, e Epoch), onRun func(fold int, r Result)) (Summary, error) {
-	p = p.withDefaults()
-	s := Summary{Dataset: ds.Name, Task: "graph", Protocol: p.Name(), Epochs: cfg.Epochs}
-	labels := make([]int32, len(ds.Graphs))
-	for i, g := range ds.Graphs {
-		labels[i] = g.Label
-	}
-	splits, err := data.StratifiedKFoldVal(labels, p.Folds, p.ValFrac, p.FoldSeed)
-	if err != nil {
-		return s, fmt.Errorf("train: %s: %w", ds.Name, err)
-	}
-	if p.OnlyFolds > 0 && p.OnlyFolds < len(splits) {
-		splits = splits[:p.OnlyFolds]
-	}
-	m0, err := build(p.FirstSeed)
-	if err != nil {
-		return s, err
-	}
-	s.Params = CountParams(m0.Groups())
-
-	results := make([]Result, len(splits))
-	var mu sync.Mutex // serialises the callbacks
-	err = forEachRun(len(splits), p.Parallel, func(f int) error {
-		seed := p.FirstSeed + uint64(f)
-		m := m0
-		if f != 0 {
-			var err error
-			if m, err = build(seed); err != nil {
-				return err
-			}
-		}
-		var hooks graphHooks
-		if onEpoch != nil {
-			hooks.progress = func(e Epoch) { mu.Lock(); onEpoch(f, e); mu.Unlock() }
-		}
-		if p.OnValidation != nil {
-			hooks.onVal = func(v ValScores) { mu.Lock(); p.OnValidation(f, v); mu.Unlock() }
-		}
-		if p.OnTestCurve != nil {
-			hooks.onTest = func(c CurvePoint) { mu.Lock(); p.OnTestCurve(f, c); mu.Unlock() }
-		}
-		r, err := runGraph(m, ds, splits[f], cfg, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch}, seed, hooks)
-		if err != nil {
-			return fmt.Errorf("fold %d (seed %d): %w", f, seed, err)
-		}
-		results[f] = r
-		if onRun != nil {
-			mu.Lock()
-			onRun(f, r)
-			mu.Unlock()
-		}
-		return nil
-	})
-	if err != nil {
-		return s, err
-	}
-	s.Results = results
-	s.Summarise()
-	return s, nil
 }

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -341,6 +342,45 @@ func TestSelectOnCurves(t *testing.T) {
 	for _, bad := range [][][]float64{nil, {{}}, {{0.5, 0.6}, {0.5}}} {
 		if _, err := SelectOnCurves(bad); err == nil {
 			t.Errorf("SelectOnCurves(%v): no error", bad)
+		}
+	}
+}
+
+// Several protocol runs in one pool give each run's results alone, and a
+// run whose fold fails reports that fold's error without stopping the
+// others.
+func TestRunGraphProtocolsMatchesAlone(t *testing.T) {
+	ds, _ := mutagFold(t)
+	build := func(uint64) (GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
+	failing := func(seed uint64) (GraphModel, error) {
+		if seed == 2 {
+			return nil, fmt.Errorf("no model for seed 2")
+		}
+		return build(seed)
+	}
+	jobs := []GraphJob{
+		{Dataset: ds, Build: build, Protocol: GraphProtocol{OnlyFolds: 3}, Config: Config{Epochs: 2, LR: 0.05, Optimizer: "adam"}},
+		{Dataset: ds, Build: failing, Protocol: GraphProtocol{OnlyFolds: 3}, Config: Config{Epochs: 2, LR: 0.05, Optimizer: "adam"}},
+		{Dataset: ds, Build: build, Protocol: GraphProtocol{OnlyFolds: 4, FirstSeed: 5}, Config: Config{Epochs: 4, LR: 0.01, Optimizer: "adam"}},
+	}
+	sums, errs := RunGraphProtocols(jobs, 2)
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), "seed 2") {
+		t.Errorf("job 1: error %v, want the failing fold's", errs[1])
+	}
+	for _, j := range []int{0, 2} {
+		alone, err := RunGraphProtocol(ds, jobs[j].Build, jobs[j].Protocol, jobs[j].Config, nil, nil)
+		if err != nil || errs[j] != nil {
+			t.Fatalf("job %d: %v alone, %v pooled", j, err, errs[j])
+		}
+		if len(sums[j].Results) != len(alone.Results) || sums[j].MeanAcc != alone.MeanAcc || sums[j].Params != alone.Params {
+			t.Fatalf("job %d: pooled %+v, alone %+v", j, sums[j], alone)
+		}
+		for f, r := range sums[j].Results {
+			want := alone.Results[f]
+			r.Seconds, want.Seconds = 0, 0
+			if r != want {
+				t.Errorf("job %d fold %d: pooled %+v, alone %+v", j, f, r, want)
+			}
 		}
 	}
 }

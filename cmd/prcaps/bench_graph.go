@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
@@ -16,27 +17,65 @@ func (b *bencher) graphProtocol() train.GraphProtocol {
 	return train.GraphProtocol{Folds: b.f.folds, FirstSeed: uint64(b.f.firstSeed), Parallel: b.f.parallel}
 }
 
-// runGraphVariant runs the graph protocol for v (configured as mc.PRCaps,
-// tc) on ds.
-func (b *bencher) runGraphVariant(t benchTable, v benchVariant, mc model.NodeConfig, tc train.Config, ds *data.Dataset) (train.Summary, error) {
-	proto := b.graphProtocol()
-	b.prog.line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
-	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)
-	build := func(seed uint64) (train.GraphModel, error) {
-		return model.NewGraphModel(ds.Graph, mc.Model, mc.PRCaps, seed)
+// runGraphTableCells runs, in one pool of --parallel folds
+// (train.RunGraphProtocols), every cell of graph table t on dss that no
+// earlier table ran, and memoises the results, which runTable's loop then
+// reads in table order. Run one cell after another, each dataset's last
+// fold would leave a core idle; pooled, the small datasets' folds fill it.
+func (b *bencher) runGraphTableCells(t benchTable, dss []benchDataset) {
+	type cell struct{ key, where, label, model string }
+	var cells []cell
+	var jobs []train.GraphJob
+	for _, v := range t.Variants {
+		mc, tc, err := b.variantConfig(t, v)
+		if err != nil {
+			continue // runTable's loop reports it
+		}
+		for _, d := range dss {
+			key := memoKey(mc, tc, d.key, t.Graph)
+			if _, done := b.memo[key]; done || slices.ContainsFunc(cells, func(c cell) bool { return c.key == key }) {
+				continue
+			}
+			c := cell{key, t.Name + "/" + v.Label, fmt.Sprintf("%s: %s on %s", t.Name, v.Label, d.ds.Name), mc.Model}
+			cells = append(cells, c)
+			jobs = append(jobs, b.graphJob(fmt.Sprintf("%s %s %s", t.Name, v.Label, d.ds.Name), mc, tc, d.ds))
+			b.prog.line("%s, %s, %d epochs", c.label, b.graphProtocol().Name(), tc.Epochs)
+		}
 	}
-	sum, err := train.RunGraphProtocol(ds.Graph, build, proto, tc,
-		func(fold int, e train.Epoch) {
+	if len(jobs) == 0 {
+		return
+	}
+	sums, errs := train.RunGraphProtocols(jobs, b.f.parallel)
+	for i, c := range cells {
+		sums[i].Model = c.model
+		b.runs++
+		if errs[i] == nil {
+			b.prog.line("%s: %s, %s params, %.2f s per fold", c.label,
+				report.MeanStd(sums[i].MeanAcc, sums[i].StdAcc), report.Params(sums[i].Params), sums[i].SecondsPerRun)
+		}
+		b.memo[c.key] = memoRun{sum: sums[i], err: errs[i], where: c.where, fresh: true}
+	}
+}
+
+// graphJob is the graph protocol for a model configured as mc.PRCaps, tc
+// on ds, with progress lines under label.
+func (b *bencher) graphJob(label string, mc model.NodeConfig, tc train.Config, ds *data.Dataset) train.GraphJob {
+	return train.GraphJob{
+		Dataset: ds.Graph,
+		Build: func(seed uint64) (train.GraphModel, error) {
+			return model.NewGraphModel(ds.Graph, mc.Model, mc.PRCaps, seed)
+		},
+		Protocol: b.graphProtocol(),
+		Config:   tc,
+		OnEpoch: func(fold int, e train.Epoch) {
 			b.prog.update(fmt.Sprintf("%s fold %d/%d", label, fold+1, b.f.folds), e.Epoch, tc.Epochs,
 				fmt.Sprintf("loss %.4f val %.3f", e.Loss, e.ValAcc))
-		}, nil)
-	sum.Model = mc.Model
-	b.runs++
-	if err == nil {
-		b.prog.line("%s: %s on %s: %s, %s params, %.2f s per fold", t.Name, v.Label, ds.Name,
-			report.MeanStd(sum.MeanAcc, sum.StdAcc), report.Params(sum.Params), sum.SecondsPerRun)
+		},
+		OnRun: func(fold int, r train.Result) {
+			b.prog.line("%s fold %d/%d: test %.4f at best-val epoch %d (val %.4f), %.1f s",
+				label, fold+1, b.f.folds, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
+		},
 	}
-	return sum, err
 }
 
 func (b *bencher) graphProtocolNote() string {

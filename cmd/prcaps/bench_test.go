@@ -225,3 +225,34 @@ func TestBenchCPUProfile(t *testing.T) {
 	checkCPUProfile(t, "bench", "--data", "", "--models", "gcn", "--tables", "t3", "--dataset", "cora", "--epochs", "2",
 		"--seeds", "1", "--quiet")
 }
+
+// The graph suite runs its cells in one pool of folds; its record of a
+// dataset is the summary `prcaps train` gives under the same protocol.
+func TestBenchGraphMatchesTrain(t *testing.T) {
+	proto := []string{"--data", "", "--folds", "3", "--epochs", "2", "--parallel", "2", "--json", "--quiet"}
+	code, out, errOut := runCLI(append([]string{"bench", "--suite", "graph", "--dataset", "mutag"}, proto...)...)
+	if code != 0 {
+		t.Fatalf("bench: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var rec benchRecord
+	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil || rec.Table != "t2" || rec.Dataset != "MUTAG" || rec.Runs != 3 {
+		t.Fatalf("first line %q (%v): want t2's MUTAG record over 3 folds", lines[0], err)
+	}
+	var bs benchSummary
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &bs); err != nil || bs.ProtocolRuns != 1 || bs.Failed != 0 {
+		t.Errorf("last line %q (%v): want one protocol run, none failed", lines[len(lines)-1], err)
+	}
+	code, out, errOut = runCLI(append([]string{"train", "--dataset", "mutag"}, proto...)...)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, errOut)
+	}
+	lines = strings.Split(strings.TrimSpace(out), "\n")
+	var sum benchRecord
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	if rec.MeanAcc != sum.MeanAcc || rec.StdAcc != sum.StdAcc || rec.MeanValAcc != sum.MeanValAcc || rec.Params != sum.Params || rec.Model != sum.Model {
+		t.Errorf("bench record %+v, train summary %+v", rec.Summary, sum.Summary)
+	}
+}

@@ -1,0 +1,176 @@
+package train
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/prcaps/prcaps/data"
+)
+
+// RunGraphProtocol runs the graph protocol p (DESIGN §6) on ds: stratified
+// folds from p.FoldSeed, a fresh model per fold from build(FirstSeed+f),
+// training per cfg, and the summary of the folds' test accuracies (task
+// "graph"). onEpoch and onRun, if non-nil, are called after each epoch and
+// fold; with p.Parallel > 1 they (and p.OnValidation) are called from
+// several goroutines, one at a time.
+func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol, cfg Config,
+	onEpoch func(fold int, e Epoch), onRun func(fold int, r Result)) (Summary, error) {
+	job := GraphJob{Dataset: ds, Build: build, Protocol: p, Config: cfg, OnEpoch: onEpoch, OnRun: onRun}
+	sums, errs := RunGraphProtocols([]GraphJob{job}, p.withDefaults().Parallel)
+	return sums[0], errs[0]
+}
+
+// GraphJob is one graph-protocol run of RunGraphProtocols: the arguments
+// of RunGraphProtocol. Its Protocol.Parallel is ignored there.
+type GraphJob struct {
+	Dataset  *data.GraphDataset
+	Build    GraphBuilder
+	Protocol GraphProtocol
+	Config   Config
+	OnEpoch  func(fold int, e Epoch)
+	OnRun    func(fold int, r Result)
+}
+
+// RunGraphProtocols runs the folds of several graph-protocol runs in one
+// pool of up to parallel goroutines, and returns each run's summary and
+// error (that of its lowest failing fold; a failing run does not stop the
+// others). Every fold has its own model, seed and buffers, so the results
+// are those of RunGraphProtocol on each job alone, whatever parallel is.
+//
+// The pool starts the folds of the costliest runs first (nodes × epochs),
+// so that the small folds at the end fill the cores while the last large
+// ones finish: run one dataset after another, each dataset's last fold
+// leaves a core idle (for DD up to a 200-second fold).
+//
+// The callbacks of all jobs are called one at a time.
+func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
+	sums := make([]Summary, len(jobs))
+	errs := make([]error, len(jobs))
+	runs := make([]*graphRun, len(jobs))
+	type task struct{ job, fold int }
+	var tasks []task
+	for j, job := range jobs {
+		runs[j], sums[j], errs[j] = newGraphRun(job)
+		if errs[j] != nil {
+			continue
+		}
+		for f := range runs[j].splits {
+			tasks = append(tasks, task{j, f})
+		}
+	}
+	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(runs[b.job].cost, runs[a.job].cost) })
+	var mu sync.Mutex // serialises the callbacks
+	forEachRun(len(tasks), parallel, func(i int) error {
+		r := runs[tasks[i].job]
+		mu.Lock()
+		failed := r.failed
+		mu.Unlock()
+		if !failed { // a run whose fold failed starts no more folds
+			r.fold(tasks[i].fold, &mu)
+		}
+		return nil
+	})
+	for j, r := range runs {
+		if errs[j] != nil {
+			continue
+		}
+		if errs[j] = r.err(); errs[j] != nil {
+			continue
+		}
+		sums[j].Results = r.results
+		sums[j].Summarise()
+	}
+	return sums, errs
+}
+
+// graphRun is one job of RunGraphProtocols: its folds, the model of fold
+// 0 (built first to count the parameters) and the folds' outcomes.
+type graphRun struct {
+	job     GraphJob
+	p       GraphProtocol
+	splits  []data.Split
+	m0      GraphModel
+	cost    float64 // nodes × epochs, for ordering the folds of several jobs
+	results []Result
+	errs    []error
+	failed  bool // a fold failed (guarded by the callbacks' mutex)
+}
+
+func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
+	ds, p := job.Dataset, job.Protocol.withDefaults()
+	s := Summary{Dataset: ds.Name, Task: "graph", Protocol: p.Name(), Epochs: job.Config.Epochs}
+	labels := make([]int32, len(ds.Graphs))
+	nodes := 0
+	for i, g := range ds.Graphs {
+		labels[i] = g.Label
+		nodes += g.Graph.N
+	}
+	splits, err := data.StratifiedKFoldVal(labels, p.Folds, p.ValFrac, p.FoldSeed)
+	if err != nil {
+		return nil, s, fmt.Errorf("train: %s: %w", ds.Name, err)
+	}
+	if p.OnlyFolds > 0 && p.OnlyFolds < len(splits) {
+		splits = splits[:p.OnlyFolds]
+	}
+	m0, err := job.Build(p.FirstSeed)
+	if err != nil {
+		return nil, s, err
+	}
+	s.Params = CountParams(m0.Groups())
+	r := &graphRun{job: job, p: p, splits: splits, m0: m0, cost: float64(nodes) * float64(job.Config.Epochs),
+		results: make([]Result, len(splits)), errs: make([]error, len(splits))}
+	return r, s, nil
+}
+
+// fold trains fold f; mu serialises the callbacks.
+func (r *graphRun) fold(f int, mu *sync.Mutex) {
+	p, job := r.p, r.job
+	seed := p.FirstSeed + uint64(f)
+	m := r.m0
+	if f != 0 {
+		var err error
+		if m, err = job.Build(seed); err != nil {
+			r.fail(f, err, mu)
+			return
+		}
+	}
+	var hooks graphHooks
+	if job.OnEpoch != nil {
+		hooks.progress = func(e Epoch) { mu.Lock(); job.OnEpoch(f, e); mu.Unlock() }
+	}
+	if p.OnValidation != nil {
+		hooks.onVal = func(v ValScores) { mu.Lock(); p.OnValidation(f, v); mu.Unlock() }
+	}
+	if p.OnTestCurve != nil {
+		hooks.onTest = func(c CurvePoint) { mu.Lock(); p.OnTestCurve(f, c); mu.Unlock() }
+	}
+	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch}, seed, hooks)
+	if err != nil {
+		r.fail(f, fmt.Errorf("fold %d (seed %d): %w", f, seed, err), mu)
+		return
+	}
+	r.results[f] = res
+	if job.OnRun != nil {
+		mu.Lock()
+		job.OnRun(f, res)
+		mu.Unlock()
+	}
+}
+
+func (r *graphRun) fail(f int, err error, mu *sync.Mutex) {
+	mu.Lock()
+	r.errs[f], r.failed = err, true
+	mu.Unlock()
+}
+
+// err is the error of the lowest failing fold.
+func (r *graphRun) err() error {
+	for _, err := range r.errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
