@@ -75,6 +75,9 @@ func runTrainGraph(f trainFlags, stdout, stderr io.Writer) error {
 	if f.edges != "" {
 		return usagef("--edges gives a node-classification dataset; graph classification reads TU datasets")
 	}
+	if f.graph.testCurve != "" && f.patience > 0 {
+		return usagef("--test-curve compares whole curves: it needs every fold to run all epochs, so no --patience")
+	}
 	if f.graph.folds < 2 || f.graph.batch < 1 || f.graph.microNodes < 1 {
 		return usagef("--folds must be at least 2, --batch and --micro-batch-nodes at least 1")
 	}
