@@ -428,11 +428,8 @@ func memoKey(mc model.NodeConfig, tc train.Config, dataset string, graph bool) s
 
 // runVariant runs the node protocol for v (configured as mc, tc) on ds.
 func (b *bencher) runVariant(t benchTable, v benchVariant, mc model.NodeConfig, tc train.Config, ds *data.Dataset) (train.Summary, error) {
-	if t.Graph { // runTable runs graph cells ahead (runGraphTableCells); this is one it did not
-		sums, errs := train.RunGraphProtocols([]train.GraphJob{b.graphJob(t.Name+" "+v.Label+" "+ds.Name, mc, tc, ds)}, b.f.parallel)
-		sums[0].Model = mc.Model
-		b.runs++
-		return sums[0], errs[0]
+	if t.Graph { // runTable runs every graph cell ahead, in runGraphTableCells
+		return train.Summary{}, fmt.Errorf("bench: %s/%s on %s was not run with its table's graph cells", t.Name, v.Label, ds.Name)
 	}
 	proto := train.NodeProtocol{Split: b.f.split, Seeds: b.f.seeds, FirstSeed: uint64(b.f.firstSeed), Parallel: b.f.parallel}
 	b.prog.line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)

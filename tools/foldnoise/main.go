@@ -11,11 +11,11 @@
 // fraction p of each class correctly, p being the reported mean. It
 // places the correctly classified graphs of each class among that class's
 // graphs at random, N times, and computes the population standard
-// deviation of the ten fold accuracies each time. This is the smallest
-// spread the protocol can report for that mean: a real network's errors
-// add the variation of training on different folds. The table gives the
-// median and the 1st percentile of that spread, and the fraction of draws
-// at or below the reported std.
+// deviation of the ten fold accuracies each time. This is the spread the
+// protocol shows for that mean before any variation of training: a real
+// network's errors add that of ten trainings on different data. The table
+// gives the median and the 1st percentile of that spread, and the
+// fraction of draws at or below the reported std.
 package main
 
 import (
