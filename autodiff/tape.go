@@ -79,8 +79,26 @@ type Tape[T Float] struct {
 // previous pass are recycled and must not be used afterwards.
 func (t *Tape[T]) Reset() { t.n = 0 }
 
-// Len is the number of ops recorded since the last Reset.
+// Len is the number of ops recorded since the last Reset, counting the
+// positions taken by Skip.
 func (t *Tape[T]) Len() int { return t.n }
+
+// Skip takes the tape position at which an op would have recorded,
+// recording nothing there. An op that records only for some input values
+// (manifold.LogExpO returns its input when no row wraps) calls it when it
+// records nothing. Otherwise the ops after it would shift by one position
+// whenever the data change which way it goes. Each later op would then
+// miss the record it left at its position in the previous pass and
+// allocate its record and buffers anew, in that pass and in the next.
+func (t *Tape[T]) Skip() {
+	if t.n == len(t.nodes) {
+		t.nodes = append(t.nodes, &Var[T]{})
+	}
+	// The Var keeps its op record and buffers for a pass in which the op
+	// records here again; Backward passes over it.
+	t.nodes[t.n].requiresGrad = false
+	t.n++
+}
 
 // Node returns the tape's next output Var with an r×c value, recycling the
 // Var at this position of the previous pass. requiresGrad is whether any

@@ -436,7 +436,10 @@ func LogExpO[T Float](t *autodiff.Tape[T], xi, beta *autodiff.Var[T], dims Dims)
 	checkCols("LogExpO", "ξ", xi, dims.Tangent())
 	r := radiusOf("LogExpO", beta)
 	if noneWraps(xi, dims.T, r) {
-		// The identity in value and in gradient (∂r = 0 off the wrap).
+		// The identity in value and in gradient (∂r = 0 off the wrap). The
+		// wrap's position on the tape stays taken, so that the ops after
+		// it keep their records when the next pass wraps a row.
+		t.Skip()
 		return xi
 	}
 	return recordWrap("LogExpO", t, xi, beta, dims.T)

@@ -734,6 +734,30 @@ func TestZeroAllocs(t *testing.T) {
 	}
 }
 
+// Passes whose LogExpO wraps a row and passes where it wraps none take the
+// same tape positions (Tape.Skip), so the ops after it keep their records:
+// alternating the two allocates nothing. Before Skip, the op after the wrap
+// shifted by one position at every change and allocated anew.
+func TestLogExpOKeepsTapePositions(t *testing.T) {
+	d := Dims{S: 2, T: 3}
+	rho := scalarVar[float32](RhoInit, "ρ") // β = −1: a row wraps at ‖ξ_T‖ ≥ π
+	inside := leaf(denseOf[float32]([][]float64{{0.5, 0.1, 0, 1, 2}, {0, 0.2, 0.3, 0, 0}}), "inside")
+	wraps := leaf(denseOf[float32]([][]float64{{0.5, 0.1, 0, 1, 2}, {4, 0, 0, 0, 0}}), "wraps")
+	var tp autodiff.Tape[float32]
+	pass := func(x *autodiff.Var[float32]) {
+		tp.Reset()
+		y := LogExpO(&tp, x, Beta(&tp, rho), d)
+		if err := tp.Backward(autodiff.Sum(&tp, autodiff.Mul(&tp, y, y))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	both := func() { pass(wraps); pass(inside) }
+	both()
+	if n := testing.AllocsPerRun(20, both); n != 0 {
+		t.Fatalf("alternating wrapping and non-wrapping passes allocate %v times", n)
+	}
+}
+
 // Large batches take the parallel path; the result (β gradient included) must
 // match a serial evaluation row block by row block.
 func TestParallelMatchesSerial(t *testing.T) {
