@@ -147,9 +147,9 @@ func perspectiveBetas(cfg RoutingConfig, k int) []float64 {
 // PCR has only Wsph[0], Weuc[0] and B[0]. The layer is composed of
 // gradient-checked ops: the manifold package's maps, autodiff's dense ops,
 // and the per-link kernels of routing_ops.go and routing_gate.go (linkCos,
-// linkAlign, linkInner, linkSum, linkGate), which never form E×K×d
-// temporaries (in float32 not even the alignment term's E×K×d_align tanh
-// values, which its backward pass recomputes).
+// linkAlign, linkInner, linkSum or linkSumGated, linkAgree, linkGate),
+// which never form E×K×d temporaries (in float32 not even the alignment
+// term's E×K×d_align tanh values, which its backward pass recomputes).
 type Routing[T autodiff.Float] struct {
 	Cfg    RoutingConfig
 	K      int
@@ -166,7 +166,7 @@ type Routing[T autodiff.Float] struct {
 	AlphaR *autodiff.Var[T]
 
 	cache    linkCache
-	composed bool // tests: build predictions and gates from elementary ops
+	composed bool // tests: build predictions, gates and the gated sums from elementary ops
 }
 
 // NewRouting validates cfg and returns a routing layer with freshly
@@ -405,34 +405,42 @@ func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, p1, xi *autodi
 	var z, h, act *autodiff.Var[T]
 	for it := 0; it < cfg.Iters; it++ {
 		c := r.coupling(t, ix, b)
-		var gamma, w *autodiff.Var[T]
+		var gamma, S *autodiff.Var[T]
 		if acr {
 			if it == 0 {
 				gamma = r.firstGates(t, ix, p1, betaRow)
 			} else {
 				gamma = r.gates(t, ix, a, p1, z, h, c, betaRow)
 			}
-			w = autodiff.Mul(t, gamma, c) // E×K: c_ij γ_ijk
-		} else {
-			w = c
+		}
+		// Eq. (adaptive_aggregation) with w = c_ij γ_ijk (E×K), or w = c.
+		switch {
+		case !acr:
+			S = linkSum(t, ix, c, xi, d)
+		case r.composed:
+			S = linkSum(t, ix, autodiff.Mul(t, gamma, c), xi, d)
+		default:
+			S = linkSumGated(t, ix, gamma, c, xi, d)
 		}
 		// Eqs. (11)-(12): s_j = exp̂_o(S_j), v_j = Proj_Q(exp̂_o(σ(loĝ_o(s_j)))).
 		// loĝ_o(s_j) is the exact wrap of S_j's time block
 		// (manifold.LogExpO), and so is the next iteration's z = loĝ_o(v_j)
 		// of σ(·): v_j itself, on Q, is formed only by Forward, from the
 		// last iteration's σ(·).
-		S := linkSum(t, ix, w, xi, d)
 		act = manifold.TangentActivation(t, manifold.LogExpO(t, S, beta, dims), cfg.Activation)
 		if it == cfg.Iters-1 {
 			break
 		}
 		z = manifold.LogExpO(t, act, beta, dims)
 		h = linkInner(t, ix, xi, z, K, tt) // E×K: g(z_j, ξ_{i,k})
-		agree := h
-		if acr {
-			agree = autodiff.RowSum(t, autodiff.Mul(t, gamma, h))
+		switch {
+		case !acr:
+			b = autodiff.Add(t, b, h)
+		case r.composed:
+			b = autodiff.Add(t, b, autodiff.RowSum(t, autodiff.Mul(t, gamma, h)))
+		default:
+			b = linkAgree(t, b, gamma, h) // b + Σ_k γ_ijk h_ijk
 		}
-		b = autodiff.Add(t, b, agree)
 		if cfg.DetachB {
 			b = detach(t, b)
 		}

@@ -240,12 +240,17 @@ func signRows[T autodiff.Float](x []T, d, neg int) {
 
 type linkSumOp[T autodiff.Float] struct {
 	w, x, out *autodiff.Var[T]
-	ix        *linkIndex
-	pairs     *pairIndex
-	k, d      int
-	bwdP      func(lo, hi int)
-	xv, gxv   tensor.Dense[T] // x and ∂x seen as (C·K)×d
-	wc        []T             // w in child-row order (pairIndex.cPair)
+	// gamma and c replace w in the gated form (linkSumGated): w = γ⊙c is
+	// then formed in wbuf, and its gradient in gbuf, inside the op.
+	gamma, c   *autodiff.Var[T]
+	wv, gw     []T // w's values and gradient: w's, or wbuf and gbuf
+	wbuf, gbuf []T
+	ix         *linkIndex
+	pairs      *pairIndex
+	k, d       int
+	bwdP       func(lo, hi int)
+	xv, gxv    tensor.Dense[T] // x and ∂x seen as (C·K)×d
+	wc         []T             // w in child-row order (pairIndex.cPair)
 }
 
 // linkSum records S_j = Σ_{e=(i→j)} Σ_k w_ek·x_{i,k} for every parent j: the
@@ -258,15 +263,54 @@ func linkSum[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, w, x *autodif
 	checkRows("linkSum", "w", w, l.NumLinks(), k)
 	checkRows("linkSum", "x", x, l.Children, k*d)
 	out := t.Node(l.Parents, d, autodiff.Any(w, x))
+	p := linkSumRecord(out, ix, x, k, d)
+	p.w, p.gamma, p.c = w, nil, nil
+	p.wv = w.Value.Data
+	p.forward()
+	return out
+}
+
+// linkSumGated is linkSum of w = γ⊙c, w_ek = γ_ek·c_e, with γ E×K (ACR's
+// gates) and c E×1 (the coupling coefficients), without recording the
+// product: one op instead of autodiff.Mul and linkSum, which saves the
+// product's pass over E×K values and its tape node in each direction.
+// Values and gradients are those of the two ops, bit for bit.
+func linkSumGated[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, gamma, c, x *autodiff.Var[T], d int) *autodiff.Var[T] {
+	l := ix.links
+	E, k := l.NumLinks(), gamma.Value.Cols
+	checkRows("linkSumGated", "gamma", gamma, E, k)
+	checkRows("linkSumGated", "c", c, E, 1)
+	checkRows("linkSumGated", "x", x, l.Children, k*d)
+	out := t.Node(l.Parents, d, autodiff.Any(gamma, c, x))
+	p := linkSumRecord(out, ix, x, k, d)
+	p.w, p.gamma, p.c = nil, gamma, c
+	p.wbuf = grow(p.wbuf, E*k)
+	p.wv = p.wbuf
+	gv, cv := gamma.Value.Data, c.Value.Data
+	for e, ce := range cv[:E] {
+		w, g := p.wv[e*k:(e+1)*k], gv[e*k:(e+1)*k]
+		for q, ge := range g[:len(w)] {
+			w[q] = ge * ce // autodiff.Mul's product
+		}
+	}
+	p.forward()
+	return out
+}
+
+// linkSumRecord returns out's linkSum record, set up for x.
+func linkSumRecord[T autodiff.Float](out *autodiff.Var[T], ix *linkIndex, x *autodiff.Var[T], k, d int) *linkSumOp[T] {
 	p := autodiff.OpOf[linkSumOp[T]](out)
 	if p.bwdP == nil {
 		p.bwdP = p.backwardParents
 	}
-	p.w, p.x, p.out, p.ix, p.k, p.d = w, x, out, ix, k, d
+	p.x, p.out, p.ix, p.k, p.d = x, out, ix, k, d
 	p.pairs = ix.pairsFor(k)
-	p.xv = pairRows(x.Value.Data, l.Children*k, d)
-	tensor.Aggregate(&p.out.Value, p.pairs.ptr, p.pairs.child, w.Value.Data, &p.xv, false)
-	return out
+	p.xv = pairRows(x.Value.Data, ix.links.Children*k, d)
+	return p
+}
+
+func (p *linkSumOp[T]) forward() {
+	tensor.Aggregate(&p.out.Value, p.pairs.ptr, p.pairs.child, p.wv, &p.xv, false)
 }
 
 // pairRows is the C×(K·d) row-major data x seen as the (C·K)×d matrix
@@ -285,19 +329,130 @@ func gatherPairs[T autodiff.Float](dst, w []T, pair []int32) []T {
 
 // backwardParents: ∂w_ek += G_j·x_{i,k}, one gathered dot per pair.
 func (p *linkSumOp[T]) backwardParents(lo, hi int) {
-	tensor.GatherDotSegments(p.w.Grad.Data, p.out.Grad.Data, &p.xv, p.pairs.ptr, p.pairs.child, lo, hi, true)
+	tensor.GatherDotSegments(p.gw, p.out.Grad.Data, &p.xv, p.pairs.ptr, p.pairs.child, lo, hi, true)
 }
 
 // Backward implements autodiff.Op: ∂w_ek += G_j·x_{i,k} by parents, and
-// ∂x_{i,k} += Σ_{e of i} w_ek·G_j by child rows.
+// ∂x_{i,k} += Σ_{e of i} w_ek·G_j by child rows. The gated form then passes
+// ∂w on as autodiff.Mul's backward pass would: ∂γ_ek += ∂w_ek·c_e, then
+// ∂c_e += Σ_k ∂w_ek·γ_ek (summed in float64).
 func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
-	if p.w.RequiresGrad() {
+	gated := p.gamma != nil
+	needW := (gated && autodiff.Any(p.gamma, p.c)) || (!gated && p.w.RequiresGrad())
+	if needW {
+		if gated {
+			p.gbuf = grow(p.gbuf, len(p.wv))
+			clear(p.gbuf) // a tape node's zero gradient, as the product's would be
+			p.gw = p.gbuf
+		} else {
+			p.gw = p.w.Grad.Data
+		}
 		tensor.ParallelFor(p.ix.links.Parents, linkCost(p.ix, 2*p.k*p.d), p.bwdP)
+		if gated {
+			p.backwardGates()
+		}
 	}
 	if p.x.RequiresGrad() {
-		p.wc = gatherPairs(p.wc, p.w.Value.Data, p.pairs.cPair)
+		p.wc = gatherPairs(p.wc, p.wv, p.pairs.cPair)
 		p.gxv = pairRows(p.x.Grad.Data, p.ix.links.Children*p.k, p.d)
 		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, p.wc, &p.out.Grad, true)
+	}
+}
+
+// backwardGates passes the gated form's ∂w on to γ and c.
+func (p *linkSumOp[T]) backwardGates() {
+	k := p.k
+	gv, cv := p.gamma.Value.Data, p.c.Value.Data
+	if p.gamma.RequiresGrad() {
+		gg := p.gamma.Grad.Data
+		for e, ce := range cv {
+			dg, dw := gg[e*k:(e+1)*k], p.gw[e*k:(e+1)*k]
+			for q, v := range dw[:len(dg)] {
+				dg[q] += v * ce
+			}
+		}
+	}
+	if p.c.RequiresGrad() {
+		gc := p.c.Grad.Data
+		for e := range gc {
+			s := 0.0
+			for q, v := range p.gw[e*k : (e+1)*k] {
+				s += float64(v) * float64(gv[e*k+q])
+			}
+			gc[e] += T(s)
+		}
+	}
+}
+
+// ---------------------------------------------------------------- linkAgree
+
+type linkAgreeOp[T autodiff.Float] struct {
+	b, gamma, h, out *autodiff.Var[T]
+}
+
+// linkAgree records b + Σ_k γ_ek·h_ek for every link (E×1 from b E×1, γ and
+// h E×K): the logit update b_ij += Σ_k γ_ijk g(loĝ_o(v_j), ξ_{j|i,k}) of
+// Algorithm 1 in one op instead of autodiff.Mul, RowSum and Add, which
+// saves two tape nodes and their passes over E×K values. Values and
+// gradients are those of the three ops, bit for bit: each product is
+// rounded to T, the row sum is taken in float64 and rounded to T, then
+// added to b. K is at most maxGateK.
+func linkAgree[T autodiff.Float](t *autodiff.Tape[T], b, gamma, h *autodiff.Var[T]) *autodiff.Var[T] {
+	E, k := gamma.Value.Rows, gamma.Value.Cols
+	checkRows("linkAgree", "b", b, E, 1)
+	checkRows("linkAgree", "h", h, E, k)
+	out := t.Node(E, 1, autodiff.Any(b, gamma, h))
+	p := autodiff.OpOf[linkAgreeOp[T]](out)
+	p.b, p.gamma, p.h, p.out = b, gamma, h, out
+	bv, gv, hv, o := b.Value.Data, gamma.Value.Data, h.Value.Data, out.Value.Data
+	for e := range o {
+		g, hh := gv[e*k:(e+1)*k], hv[e*k:(e+1)*k]
+		s := 0.0
+		for q, x := range g {
+			s += float64(x * hh[q])
+		}
+		o[e] = bv[e] + T(s)
+	}
+	return out
+}
+
+// Backward implements autodiff.Op: ∂b_e += G_e, ∂γ_ek += G_e·h_ek, ∂h_ek +=
+// G_e·γ_ek. ∂γ goes through tensor.VecMulAdd for K ≥ 8, as autodiff.Mul's
+// backward pass does (fused multiply-adds on AVX2), and through scalar
+// steps below 8; ∂h always through scalar steps, as Mul's.
+func (p *linkAgreeOp[T]) Backward(out *autodiff.Var[T]) {
+	g := out.Grad.Data
+	k := p.gamma.Value.Cols
+	if p.b.RequiresGrad() {
+		tensor.VecAdd(p.b.Grad.Data, p.b.Grad.Data, g)
+	}
+	gv, hv := p.gamma.Value.Data, p.h.Value.Data
+	if p.gamma.RequiresGrad() {
+		var rep [maxGateK]T
+		gg := p.gamma.Grad.Data
+		for e, ge := range g {
+			dv, x := gg[e*k:(e+1)*k], hv[e*k:(e+1)*k]
+			if k >= 8 {
+				r := rep[:k]
+				for q := range r {
+					r[q] = ge
+				}
+				tensor.VecMulAdd(dv, r, x)
+				continue
+			}
+			for q, y := range x[:len(dv)] {
+				dv[q] += ge * y
+			}
+		}
+	}
+	if p.h.RequiresGrad() {
+		gh := p.h.Grad.Data
+		for e, ge := range g {
+			dv, x := gh[e*k:(e+1)*k], gv[e*k:(e+1)*k]
+			for q, y := range x[:len(dv)] {
+				dv[q] += ge * y
+			}
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -416,6 +417,10 @@ func linkOpsGradCheck[T autodiff.Float](t *testing.T, eps, tol float64) {
 		p1 := randVar[T](rng, "p1", C, K*m, 0.7)
 		p2 := randVar[T](rng, "p2", P, K*m, 0.7)
 		aw := randVar[T](rng, "aw", K, m, 1)
+		gam := randVar[T](rng, "gamma", E, K, 1)
+		c := randVar[T](rng, "c", E, 1, 1)
+		b := randVar[T](rng, "b", E, 1, 1)
+		h := randVar[T](rng, "h", E, K, 1)
 		cases := []struct {
 			name   string
 			build  func(tp *autodiff.Tape[T]) *autodiff.Var[T]
@@ -425,6 +430,8 @@ func linkOpsGradCheck[T autodiff.Float](t *testing.T, eps, tol float64) {
 			{"inner", func(tp *autodiff.Tape[T]) *autodiff.Var[T] { return linkInner(tp, ix, x, z, K, 2) }, []*autodiff.Var[T]{x, z}},
 			{"sum", func(tp *autodiff.Tape[T]) *autodiff.Var[T] { return linkSum(tp, ix, w, x, d) }, []*autodiff.Var[T]{w, x}},
 			{"align", func(tp *autodiff.Tape[T]) *autodiff.Var[T] { return linkAlign(tp, ix, p1, p2, aw) }, []*autodiff.Var[T]{p1, p2, aw}},
+			{"gated sum", func(tp *autodiff.Tape[T]) *autodiff.Var[T] { return linkSumGated(tp, ix, gam, c, x, d) }, []*autodiff.Var[T]{gam, c, x}},
+			{"agree", func(tp *autodiff.Tape[T]) *autodiff.Var[T] { return linkAgree(tp, b, gam, h) }, []*autodiff.Var[T]{b, gam, h}},
 		}
 		for _, tc := range cases {
 			rel, err := autodiff.GradCheck(func(tp *autodiff.Tape[T]) (*autodiff.Var[T], error) { return tc.build(tp), nil }, tc.inputs, eps)
@@ -441,6 +448,59 @@ func linkOpsGradCheck[T autodiff.Float](t *testing.T, eps, tol float64) {
 func TestLinkOpsGradients(t *testing.T) {
 	t.Run("float64", func(t *testing.T) { linkOpsGradCheck[float64](t, 1e-6, 1e-6) })
 	t.Run("float32", func(t *testing.T) { linkOpsGradCheck[float32](t, 1e-2, 1e-3) })
+}
+
+// linkSumGated and linkAgree give autodiff.Mul with linkSum, and Mul with
+// RowSum and Add, bit for bit in float32, values and gradients, at K = 4
+// (scalar gradient steps) and K = 8 (Mul's fused vector kernel for ∂γ).
+func TestGatedSumAndAgreeMatchTheirComposition(t *testing.T) {
+	l := coraLikeLinks()
+	ix, err := newLinkIndex(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	E, C, d := l.NumLinks(), l.Children, 18
+	for _, K := range []int{4, 8} {
+		rng := rand.New(rand.NewPCG(uint64(K), 5))
+		gam, c, b := randVar[float32](rng, "gamma", E, K, 1), randVar[float32](rng, "c", E, 1, 1), randVar[float32](rng, "b", E, 1, 1)
+		x, h := randVar[float32](rng, "x", C, K*d, 1), randVar[float32](rng, "h", E, K, 1)
+		inputs := []*autodiff.Var[float32]{gam, c, b, x, h}
+		run := func(fused bool) (vals, grads [][]float32) {
+			for _, v := range inputs {
+				v.ZeroGrad()
+			}
+			var tp autodiff.Tape[float32]
+			var S, nb *autodiff.Var[float32]
+			if fused {
+				S, nb = linkSumGated(&tp, ix, gam, c, x, d), linkAgree(&tp, b, gam, h)
+			} else {
+				S = linkSum(&tp, ix, autodiff.Mul(&tp, gam, c), x, d)
+				nb = autodiff.Add(&tp, b, autodiff.RowSum(&tp, autodiff.Mul(&tp, gam, h)))
+			}
+			// A loss that weighs every output differently.
+			loss := autodiff.Add(&tp, autodiff.Sum(&tp, autodiff.Mul(&tp, S, S)), autodiff.Sum(&tp, autodiff.Mul(&tp, nb, nb)))
+			if err := tp.Backward(loss); err != nil {
+				t.Fatal(err)
+			}
+			vals = [][]float32{slices.Clone(S.Value.Data), slices.Clone(nb.Value.Data)}
+			for _, v := range inputs {
+				grads = append(grads, slices.Clone(v.Grad.Data))
+			}
+			return vals, grads
+		}
+		fv, fg := run(true)
+		cv, cg := run(false)
+		for i := range fv {
+			if !slices.Equal(fv[i], cv[i]) {
+				t.Errorf("K = %d: output %d differs from the composition", K, i)
+			}
+		}
+		for i, v := range inputs {
+			if !slices.Equal(fg[i], cg[i]) {
+				t.Errorf("K = %d: gradient of %s differs from the composition", K, v.Name)
+			}
+		}
+	}
 }
 
 // linkOpRun builds one link op on copies of the inputs (converted to T),
@@ -1195,3 +1255,4 @@ func TestRoutingNoLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
