@@ -398,6 +398,13 @@ func geooptEuclidean[T tensor.Float](p, g, m, v, vmax []T, c *coeffs) {
 		}
 		return
 	}
+	if p32, ok := any(p).([]float32); ok && haveAVX2 && len(p) >= 8 {
+		n := len(p) &^ 7
+		k := [9]float32{float32(l2), float32(b1), float32(c1), float32(b2), float32(c2),
+			float32(inv1), float32(inv2), float32(eps), float32(nlr)}
+		geoopt32(&p32[0], &any(g).([]float32)[0], &any(m).([]float32)[0], &any(v).([]float32)[0], n, &k)
+		p, g, m, v = p[n:], g[n:], m[n:], v[n:]
+	}
 	for i := range p {
 		x := p[i]
 		gi := g[i] + l2*x
