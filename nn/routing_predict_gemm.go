@@ -80,14 +80,19 @@ func (p *predictOp[T]) wrapRows(lo, hi int) {
 			if keep {
 				p.wrap[rk*3], p.wrap[rk*3+1], p.wrap[rk*3+2] = th, nx, h
 			}
-			for c, v := range x {
-				o[c] = T(h*float64(v) + float64(b[c]))
+			if h == 1 {
+				// T(float64(v) + float64(b)) is v + b rounded once: a
+				// float64 sum of two float32 values rounds to float32 as
+				// their float32 sum does (double rounding is innocuous
+				// for addition when 53 ≥ 2·24+2).
+				tensor.VecAdd(o[:tt], x, b[:tt])
+			} else {
+				for c, v := range x {
+					o[c] = T(h*float64(v) + float64(b[c]))
+				}
 			}
 			if s > 0 {
-				xs := g.xS.Data[(i*Q+q)*s : (i*Q+q+1)*s]
-				for c, v := range xs {
-					o[tt+c] = v + b[tt+c]
-				}
+				tensor.VecAdd(o[tt:], g.xS.Data[(i*Q+q)*s:(i*Q+q+1)*s], b[tt:])
 			}
 		}
 	}
@@ -112,7 +117,7 @@ func (p *predictOp[T]) backwardGemm() {
 			for c := range gb {
 				acc := 0.0
 				for b := 0; b < nb; b++ {
-					acc += p.part[(b*Q+q)*per+c]
+					acc += p.part[b*Q*per+q*d+c]
 				}
 				gb[c] += T(acc)
 			}
@@ -123,7 +128,7 @@ func (p *predictOp[T]) backwardGemm() {
 			dr := 0.0
 			for b := 0; b < nb; b++ {
 				for q := k; q < Q; q += K {
-					dr += p.part[(b*Q+q)*per+d]
+					dr += p.part[b*Q*per+Q*d+q]
 				}
 			}
 			p.beta[k].Grad.Data[0] += T(-dr / (2 * p.r[k])) // ∂β = −∂r/(2r)
@@ -181,8 +186,11 @@ func addCols[T autodiff.Float](dst, src *tensor.Dense[T], off int) {
 //
 //	∂x = h·G + γ·(θ−ω)/(θ²·n·r)·x,   ∂r += −γ·(θ−ω)/(θ·r),
 //
-// and the space block passes G through; per block and weight group it sums
-// ∂b (d values) and ∂r.
+// and the space block passes G through. Per block it sums ∂b for every
+// weight q (Q·d values, q-major, first) and ∂r (Q values, after them): the
+// ∂b of a group's K weights are the column sums of the group's output rows
+// in the block (tensor.SumRowsWiden), in row order as a per-row loop would
+// take them.
 func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
 	g := &p.gemm
 	s, tt := p.s, p.t
@@ -191,14 +199,15 @@ func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
 	for b := lo; b < hi; b++ {
 		part := p.part[b*Q*per : (b+1)*Q*per]
 		clear(part)
-		for i := b * predictBlock; i < min((b+1)*predictBlock, n); i++ {
+		i0, i1 := b*predictBlock, min((b+1)*predictBlock, n)
+		for grp := 0; grp < Q/K; grp++ {
+			tensor.SumRowsWiden(part[grp*K*d:(grp+1)*K*d], p.out.Grad.Data[(grp*n+i0)*K*d:(grp*n+i1)*K*d])
+		}
+		dr := part[Q*d:]
+		for i := i0; i < i1; i++ {
 			for q := 0; q < Q; q++ {
 				k, rk := q%K, ((q/K)*n+i)*K+q%K // perspective, output block
-				pk := part[q*per : (q+1)*per]
 				gr := p.out.Grad.Data[rk*d : (rk+1)*d]
-				for c, v := range gr {
-					pk[c] += float64(v)
-				}
 				x := g.xT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
 				gx := g.gT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
 				wf := p.wrap[rk*3 : rk*3+3]
@@ -212,7 +221,7 @@ func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
 						gam += float64(gr[c]) * float64(v)
 					}
 					dw := th - h*th // θ − ω
-					pk[d] -= gam * dw / (th * r)
+					dr[q] -= gam * dw / (th * r)
 					f := gam * dw / (th * th * nx * r)
 					for c, v := range x {
 						gx[c] = T(h*float64(gr[c]) + f*float64(v))

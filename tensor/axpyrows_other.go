@@ -79,3 +79,7 @@ func tanhDotBackLinksAVX(dst, dst2 *float32, dw *float64, tau, w, up *float32, c
 }
 
 func expFloat32Vec(dst, x *float64, n int) { panic("tensor: expFloat32Vec without AVX2") }
+
+func sumRowsWiden32(acc *float64, x *float32, rows, cols int) {
+	panic("tensor: sumRowsWiden32 without AVX2")
+}

@@ -41,6 +41,7 @@ func BenchmarkGemm(b *testing.B) {
 		{128, 9, 36, false, false},    // routing's predictions in a 128-node micro-batch
 		{128, 18, 64, false, false},   // its alignment half a·W1
 		{128, 36, 9, false, true},     // the predictions' input gradient ∂X·Wᵀ
+		{18, 284, 64, true, false},    // a DD graph's alignment weight gradient aᵀ·∂P1
 	} {
 		b.Run(fmt.Sprintf("%dx%dx%d_tA=%v_tB=%v", s.m, s.k, s.n, s.ta, s.tb), func(b *testing.B) {
 			ar, ac, br, bc := s.m, s.k, s.k, s.n
@@ -200,4 +201,18 @@ func BenchmarkDropoutCSR(b *testing.B) {
 		DropoutCSR(&dst, x, 0.5, rng)
 	}
 	stop()
+}
+
+// BenchmarkTransposeInto is Gemm's transpose of a weight gradient's narrow
+// operand: a DD graph's N×18 and N×9 inputs, and a 128-node micro-batch's.
+func BenchmarkTransposeInto(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, s := range [][2]int{{284, 18}, {284, 9}, {128, 18}} {
+		b.Run(fmt.Sprintf("%dx%d", s[0], s[1]), func(b *testing.B) {
+			m, dst := randDense[float32](rng, s[0], s[1]), NewDense[float32](s[1], s[0])
+			for b.Loop() {
+				transposeInto(dst, m)
+			}
+		})
+	}
 }

@@ -187,11 +187,25 @@ func addTransposed[T Float](dst, ct *Dense[T], beta T) {
 	}
 }
 
-// transposeInto sets dst (c×r) to the transpose of m (r×c).
+// transposeInto sets dst (c×r) to the transpose of m (r×c). Four rows of m
+// at a time become four adjacent values of each row of dst: one bounds
+// check and one short run of stores per four values. Gemm transposes the
+// narrow operand of a weight gradient (an N×18 matrix) on every backward
+// pass, and the element-at-a-time loop took 2% of a DD profile.
 func transposeInto[T Float](dst, m *Dense[T]) {
-	for i := 0; i < m.Rows; i++ {
-		for j, v := range m.Data[i*m.Cols : (i+1)*m.Cols] {
-			dst.Data[j*m.Rows+i] = v
+	r, c := m.Rows, m.Cols
+	src, out := m.Data[:r*c], dst.Data[:r*c]
+	i := 0
+	for ; i+4 <= r; i += 4 {
+		r0, r1, r2, r3 := src[i*c:(i+1)*c], src[(i+1)*c:(i+2)*c], src[(i+2)*c:(i+3)*c], src[(i+3)*c:(i+4)*c]
+		for j, v := range r0 {
+			o := out[j*r+i : j*r+i+4 : j*r+i+4]
+			o[0], o[1], o[2], o[3] = v, r1[j], r2[j], r3[j]
+		}
+	}
+	for ; i < r; i++ {
+		for j, v := range src[i*c : (i+1)*c] {
+			out[j*r+i] = v
 		}
 	}
 }

@@ -798,3 +798,24 @@ func TestTransposeIntoReuses(t *testing.T) {
 		}
 	}
 }
+
+// transposeInto's four-row blocks and its row tail give the transpose.
+func TestTransposeInto(t *testing.T) {
+	for r := 0; r <= 9; r++ {
+		for c := 1; c <= 5; c++ {
+			m := NewDense[float32](r, c)
+			for i := range m.Data {
+				m.Data[i] = float32(i + 1)
+			}
+			dst := NewDense[float32](c, r)
+			transposeInto(dst, m)
+			for i := 0; i < r; i++ {
+				for j := 0; j < c; j++ {
+					if dst.Data[j*r+i] != m.Data[i*c+j] {
+						t.Fatalf("%d×%d: dst[%d][%d] = %v, want %v", r, c, j, i, dst.Data[j*r+i], m.Data[i*c+j])
+					}
+				}
+			}
+		}
+	}
+}

@@ -88,3 +88,24 @@ func VecReLUGrad[T Float](dst, g, x []T) {
 		}
 	}
 }
+
+// SumRowsWiden adds every row of x (len(x)/len(acc) rows of len(acc)
+// values) to acc, in float64, one row after the other: acc[c] +=
+// float64(x[r·len(acc)+c]) for r in order, the bits of the plain loop. Bias
+// gradients sum a block of rows this way, in float64.
+func SumRowsWiden[T Float](acc []float64, x []T) {
+	cols := len(acc)
+	if cols == 0 {
+		return
+	}
+	rows := len(x) / cols
+	if x32, ok := any(x).([]float32); ok && haveAVX2FMA && cols%4 == 0 && rows > 0 {
+		sumRowsWiden32(&acc[0], &x32[0], rows, cols)
+		return
+	}
+	for r := 0; r < rows; r++ {
+		for c, v := range x[r*cols : (r+1)*cols] {
+			acc[c] += float64(v)
+		}
+	}
+}

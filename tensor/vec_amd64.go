@@ -39,3 +39,9 @@ func equal32(a, b *int32, n int) bool
 //
 //go:noescape
 func expFloat32Vec(dst, x *float64, n int)
+
+// sumRowsWiden32 adds the rows of x (rows × cols, cols a positive multiple
+// of 4) to acc, widened to float64, row after row.
+//
+//go:noescape
+func sumRowsWiden32(acc *float64, x *float32, rows, cols int)

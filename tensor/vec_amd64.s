@@ -307,3 +307,31 @@ xloop:
 xdone:
 	VZEROUPPER
 	RET
+
+// func sumRowsWiden32(acc *float64, x *float32, rows, cols int)
+//
+// acc[c] += float64(x[r·cols+c]) for r = 0 … rows−1 in order and c < cols, cols
+// a multiple of 4: each acc[c] takes its terms in the order of the Go loop
+// (VCVTPS2PD is exact, VADDPD rounds as the scalar addition).
+TEXT ·sumRowsWiden32(SB), NOSPLIT, $0-32
+	MOVQ acc+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ rows+16(FP), CX
+	MOVQ cols+24(FP), DX
+	TESTQ CX, CX
+	JZ swdone
+swrow:
+	XORQ AX, AX
+swcol:
+	VCVTPS2PD (SI)(AX*4), Y0
+	VADDPD (DI)(AX*8), Y0, Y0
+	VMOVUPD Y0, (DI)(AX*8)
+	ADDQ $4, AX
+	CMPQ AX, DX
+	JLT swcol
+	LEAQ (SI)(DX*4), SI
+	DECQ CX
+	JNZ swrow
+swdone:
+	VZEROUPPER
+	RET

@@ -106,3 +106,32 @@ func BenchmarkVec(b *testing.B) {
 		})
 	}
 }
+
+// SumRowsWiden's AVX2 path gives the plain loop's bits: each sum takes its
+// terms in row order.
+func TestSumRowsWiden(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	type f32 float32 // the plain loop: a named type takes no kernel
+	for _, cols := range []int{1, 4, 8, 18, 36, 72} {
+		for _, rows := range []int{0, 1, 2, 5, 33} {
+			x := make([]float32, rows*cols)
+			xr := make([]f32, rows*cols)
+			for i := range x {
+				x[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(8)-4)))
+				xr[i] = f32(x[i])
+			}
+			acc, want := make([]float64, cols), make([]float64, cols)
+			for c := range acc {
+				acc[c] = rng.NormFloat64()
+				want[c] = acc[c]
+			}
+			SumRowsWiden(acc, x)
+			SumRowsWiden(want, xr)
+			for c := range acc {
+				if acc[c] != want[c] {
+					t.Fatalf("cols %d rows %d: acc[%d] = %v, plain loop %v", cols, rows, c, acc[c], want[c])
+				}
+			}
+		}
+	}
+}
