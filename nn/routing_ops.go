@@ -359,25 +359,30 @@ func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
 	}
 }
 
-// backwardGates passes the gated form's ∂w on to γ and c.
+// backwardGates passes the gated form's ∂w on to γ and c, in one pass over
+// the links.
 func (p *linkSumOp[T]) backwardGates() {
 	k := p.k
 	gv, cv := p.gamma.Value.Data, p.c.Value.Data
+	var gg, gc []T
 	if p.gamma.RequiresGrad() {
-		gg := p.gamma.Grad.Data
-		for e, ce := range cv {
-			dg, dw := gg[e*k:(e+1)*k], p.gw[e*k:(e+1)*k]
+		gg = p.gamma.Grad.Data
+	}
+	if p.c.RequiresGrad() {
+		gc = p.c.Grad.Data
+	}
+	for e, ce := range cv {
+		dw, g := p.gw[e*k:(e+1)*k], gv[e*k:(e+1)*k]
+		if gg != nil {
+			dg := gg[e*k : (e+1)*k]
 			for q, v := range dw[:len(dg)] {
 				dg[q] += v * ce
 			}
 		}
-	}
-	if p.c.RequiresGrad() {
-		gc := p.c.Grad.Data
-		for e := range gc {
+		if gc != nil {
 			s := 0.0
-			for q, v := range p.gw[e*k : (e+1)*k] {
-				s += float64(v) * float64(gv[e*k+q])
+			for q, v := range dw[:len(g)] {
+				s += float64(v) * float64(g[q])
 			}
 			gc[e] += T(s)
 		}
@@ -427,29 +432,33 @@ func (p *linkAgreeOp[T]) Backward(out *autodiff.Var[T]) {
 		tensor.VecAdd(p.b.Grad.Data, p.b.Grad.Data, g)
 	}
 	gv, hv := p.gamma.Value.Data, p.h.Value.Data
+	var gg, gh []T
 	if p.gamma.RequiresGrad() {
-		var rep [maxGateK]T
-		gg := p.gamma.Grad.Data
-		for e, ge := range g {
-			dv, x := gg[e*k:(e+1)*k], hv[e*k:(e+1)*k]
-			if k >= 8 {
-				r := rep[:k]
-				for q := range r {
-					r[q] = ge
-				}
-				tensor.VecMulAdd(dv, r, x)
-				continue
+		gg = p.gamma.Grad.Data
+	}
+	if p.h.RequiresGrad() {
+		gh = p.h.Grad.Data
+	}
+	var rep [maxGateK]T
+	for e, ge := range g {
+		gr, hr := gv[e*k:(e+1)*k], hv[e*k:(e+1)*k]
+		switch {
+		case gg == nil:
+		case k >= 8:
+			r := rep[:k]
+			for q := range r {
+				r[q] = ge
 			}
-			for q, y := range x[:len(dv)] {
+			tensor.VecMulAdd(gg[e*k:(e+1)*k], r, hr)
+		default:
+			dv := gg[e*k : (e+1)*k]
+			for q, y := range hr[:len(dv)] {
 				dv[q] += ge * y
 			}
 		}
-	}
-	if p.h.RequiresGrad() {
-		gh := p.h.Grad.Data
-		for e, ge := range g {
-			dv, x := gh[e*k:(e+1)*k], gv[e*k:(e+1)*k]
-			for q, y := range x[:len(dv)] {
+		if gh != nil {
+			dv := gh[e*k : (e+1)*k]
+			for q, y := range gr[:len(dv)] {
 				dv[q] += ge * y
 			}
 		}

@@ -84,15 +84,22 @@ func (p *predictOp[T]) wrapRows(lo, hi int) {
 				// T(float64(v) + float64(b)) is v + b rounded once: a
 				// float64 sum of two float32 values rounds to float32 as
 				// their float32 sum does (double rounding is innocuous
-				// for addition when 53 ≥ 2·24+2).
-				tensor.VecAdd(o[:tt], x, b[:tt])
+				// for addition when 53 ≥ 2·24+2). A loop: a vector call
+				// per 9 values costs more than it saves.
+				bt := b[:len(x)]
+				for c, v := range x {
+					o[c] = v + bt[c]
+				}
 			} else {
 				for c, v := range x {
 					o[c] = T(h*float64(v) + float64(b[c]))
 				}
 			}
 			if s > 0 {
-				tensor.VecAdd(o[tt:], g.xS.Data[(i*Q+q)*s:(i*Q+q+1)*s], b[tt:])
+				xs := g.xS.Data[(i*Q+q)*s : (i*Q+q+1)*s]
+				for c, v := range xs {
+					o[tt+c] = v + b[tt+c]
+				}
 			}
 		}
 	}
@@ -172,12 +179,21 @@ func weightGrad[T autodiff.Float](dw, a, gx *tensor.Dense[T], ws []*autodiff.Var
 	}
 }
 
-// addCols adds src (N×w) to the columns [off, off+w) of dst.
+// addCols adds src (N×w) to the columns [off, off+w) of dst. Rows of the
+// routing's t or s (9) values are added in a loop: a vector call per row
+// costs more than it saves.
 func addCols[T autodiff.Float](dst, src *tensor.Dense[T], off int) {
 	w := src.Cols
 	for i := 0; i < src.Rows; i++ {
 		row := dst.Data[i*dst.Cols+off : i*dst.Cols+off+w]
-		tensor.VecAdd(row, row, src.Data[i*w:(i+1)*w])
+		sr := src.Data[i*w : (i+1)*w]
+		if w >= 16 {
+			tensor.VecAdd(row, row, sr)
+			continue
+		}
+		for c, v := range sr[:len(row)] {
+			row[c] += v
+		}
 	}
 }
 
