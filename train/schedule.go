@@ -2,6 +2,8 @@ package train
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/prcaps/prcaps/optim"
 )
@@ -13,16 +15,27 @@ const (
 	ScheduleStep     = "step"     // LR halved every 50 epochs, as GIN trains on the TU benchmarks
 )
 
+// Schedules lists the names that Config.LRSchedule accepts besides "".
+func Schedules() []string { return []string{ScheduleConstant, ScheduleCosine, ScheduleStep} }
+
+// CheckSchedule returns an error unless name is "" or one of Schedules.
+func CheckSchedule(name string) error {
+	if name == "" || slices.Contains(Schedules(), name) {
+		return nil
+	}
+	return fmt.Errorf("unknown learning-rate schedule %q (want %s)", name, strings.Join(Schedules(), ", "))
+}
+
 // schedule returns cfg's learning rate per 0-based epoch.
 func (cfg Config) schedule() (optim.Schedule, error) {
+	if err := CheckSchedule(cfg.LRSchedule); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
 	switch cfg.LRSchedule {
-	case "", ScheduleConstant:
-		return optim.Constant(cfg.LR), nil
 	case ScheduleCosine:
 		return optim.Cosine(cfg.LR, 0, cfg.Epochs), nil
 	case ScheduleStep:
 		return optim.StepDecay(cfg.LR, 50, 0.5), nil
 	}
-	return nil, fmt.Errorf("train: unknown learning-rate schedule %q (want %s, %s or %s)",
-		cfg.LRSchedule, ScheduleConstant, ScheduleCosine, ScheduleStep)
+	return optim.Constant(cfg.LR), nil
 }

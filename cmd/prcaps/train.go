@@ -94,10 +94,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	switch f.lrSchedule {
-	case "", train.ScheduleConstant, train.ScheduleCosine, train.ScheduleStep:
-	default:
-		return usagef("--lr-schedule must be constant, cosine or step, not %q", f.lrSchedule)
+	if err := train.CheckSchedule(f.lrSchedule); err != nil {
+		return usagef("--lr-schedule: %v", err)
 	}
 	if graphTask(fs, &f) {
 		return runTrainGraph(f, stdout, stderr)
