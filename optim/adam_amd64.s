@@ -2,6 +2,43 @@
 
 #include "textflag.h"
 
+// MOMENT_ARGS loads the kernels' pointers and n (into DI, SI, DX, BX and
+// CX), points AX at k, and broadcasts k's first five values (l2, b1, c1, b2,
+// c2) into Y8-Y12 for MOMENTS.
+#define MOMENT_ARGS \
+	MOVQ p+0(FP), DI; \
+	MOVQ grad+8(FP), SI; \
+	MOVQ m+16(FP), DX; \
+	MOVQ v+24(FP), BX; \
+	MOVQ n+32(FP), CX; \
+	MOVQ k+40(FP), AX; \
+	VBROADCASTSS 0(AX), Y8; \
+	VBROADCASTSS 4(AX), Y9; \
+	VBROADCASTSS 8(AX), Y10; \
+	VBROADCASTSS 12(AX), Y11; \
+	VBROADCASTSS 16(AX), Y12
+
+// MOMENTS loads x (Y0) and g at element AX, forms gi = g + l2·x (Y1) and
+// the moments mi = b1·m + c1·gi (Y3) and vi = b2·v + (c2·gi)·gi (Y5), and
+// stores them, in the Go loops' order and rounding; l2, b1, c1, b2 and c2
+// are in Y8-Y12, p, grad, m and v at DI, SI, DX and BX.
+#define MOMENTS \
+	VMOVUPS (DI)(AX*4), Y0; \
+	VMOVUPS (SI)(AX*4), Y1; \
+	VMULPS Y0, Y8, Y2; \
+	VADDPS Y2, Y1, Y1; \
+	VMOVUPS (DX)(AX*4), Y3; \
+	VMULPS Y3, Y9, Y3; \
+	VMULPS Y1, Y10, Y4; \
+	VADDPS Y4, Y3, Y3; \
+	VMOVUPS (BX)(AX*4), Y5; \
+	VMULPS Y5, Y11, Y5; \
+	VMULPS Y1, Y12, Y6; \
+	VMULPS Y1, Y6, Y6; \
+	VADDPS Y6, Y5, Y5; \
+	VMOVUPS Y3, (DX)(AX*4); \
+	VMOVUPS Y5, (BX)(AX*4)
+
 // func adam32(p, grad, m, v *float32, n int, k *[9]float32)
 //
 // torchAdam's plain update on n float32 elements (n a multiple of 8), with
@@ -9,17 +46,7 @@
 // adds), so the result is bit for bit the same. k holds l2, b1, c1, b2, c2,
 // 1/√(bias correction 2), eps, step size, lr·wd.
 TEXT ·adam32(SB), NOSPLIT, $0-48
-	MOVQ p+0(FP), DI
-	MOVQ grad+8(FP), SI
-	MOVQ m+16(FP), DX
-	MOVQ v+24(FP), BX
-	MOVQ n+32(FP), CX
-	MOVQ k+40(FP), AX
-	VBROADCASTSS 0(AX), Y8   // l2
-	VBROADCASTSS 4(AX), Y9   // b1
-	VBROADCASTSS 8(AX), Y10  // c1
-	VBROADCASTSS 12(AX), Y11 // b2
-	VBROADCASTSS 16(AX), Y12 // c2
+	MOMENT_ARGS
 	VBROADCASTSS 20(AX), Y13 // inv
 	VBROADCASTSS 24(AX), Y14 // eps
 	VBROADCASTSS 28(AX), Y15 // step size
@@ -28,21 +55,7 @@ TEXT ·adam32(SB), NOSPLIT, $0-48
 adamloop:
 	TESTQ CX, CX
 	JZ adamdone
-	VMOVUPS (DI)(AX*4), Y0 // x
-	VMOVUPS (SI)(AX*4), Y1 // g
-	VMULPS Y0, Y8, Y2
-	VADDPS Y2, Y1, Y1      // gi = g + l2·x
-	VMOVUPS (DX)(AX*4), Y3
-	VMULPS Y3, Y9, Y3
-	VMULPS Y1, Y10, Y4
-	VADDPS Y4, Y3, Y3      // mi = b1·m + c1·gi
-	VMOVUPS (BX)(AX*4), Y5
-	VMULPS Y5, Y11, Y5
-	VMULPS Y1, Y12, Y6
-	VMULPS Y1, Y6, Y6
-	VADDPS Y6, Y5, Y5      // vi = b2·v + (c2·gi)·gi
-	VMOVUPS Y3, (DX)(AX*4)
-	VMOVUPS Y5, (BX)(AX*4)
+	MOMENTS
 	VSQRTPS Y5, Y6
 	VMULPS Y13, Y6, Y6
 	VADDPS Y14, Y6, Y6     // √vi·inv + eps
@@ -67,17 +80,7 @@ adamdone:
 // to float32 does), so the result is bit for bit the same. k holds l2, b1,
 // c1, b2, c2, 1/bc1, 1/bc2, eps, −lr.
 TEXT ·geoopt32(SB), NOSPLIT, $0-48
-	MOVQ p+0(FP), DI
-	MOVQ grad+8(FP), SI
-	MOVQ m+16(FP), DX
-	MOVQ v+24(FP), BX
-	MOVQ n+32(FP), CX
-	MOVQ k+40(FP), AX
-	VBROADCASTSS 0(AX), Y8   // l2
-	VBROADCASTSS 4(AX), Y9   // b1
-	VBROADCASTSS 8(AX), Y10  // c1
-	VBROADCASTSS 12(AX), Y11 // b2
-	VBROADCASTSS 16(AX), Y12 // c2
+	MOMENT_ARGS
 	VBROADCASTSS 20(AX), Y13 // 1/bc1
 	VBROADCASTSS 24(AX), Y14 // 1/bc2
 	VBROADCASTSS 28(AX), Y15 // eps
@@ -86,21 +89,7 @@ TEXT ·geoopt32(SB), NOSPLIT, $0-48
 geoloop:
 	TESTQ CX, CX
 	JZ geodone
-	VMOVUPS (DI)(AX*4), Y0 // x
-	VMOVUPS (SI)(AX*4), Y1 // g
-	VMULPS Y0, Y8, Y2
-	VADDPS Y2, Y1, Y1      // gi = g + l2·x
-	VMOVUPS (DX)(AX*4), Y3
-	VMULPS Y3, Y9, Y3
-	VMULPS Y1, Y10, Y4
-	VADDPS Y4, Y3, Y3      // mi = b1·m + c1·gi
-	VMOVUPS (BX)(AX*4), Y5
-	VMULPS Y5, Y11, Y5
-	VMULPS Y1, Y12, Y6
-	VMULPS Y1, Y6, Y6
-	VADDPS Y6, Y5, Y5      // vi = b2·v + (c2·gi)·gi
-	VMOVUPS Y3, (DX)(AX*4)
-	VMOVUPS Y5, (BX)(AX*4)
+	MOMENTS
 	VMULPS Y13, Y3, Y3     // mi/bc1
 	VMULPS Y14, Y5, Y5     // vi/bc2
 	VSQRTPS Y5, Y5

@@ -435,33 +435,32 @@ func TestVariantString(t *testing.T) {
 	}
 }
 
-// TestTorchAdamAVX2BitIdentical checks that the AVX2 float32 update gives
-// exactly the plain Go loop's result (same operation order and rounding),
-// over lengths with and without a tail, with and without weight decay.
-func TestTorchAdamAVX2BitIdentical(t *testing.T) {
+// plainF32 is float32 under a name that the AVX2 paths do not take: the
+// updates' plain loops.
+type plainF32 float32
+
+// checkAVX2Update checks that an update's AVX2 float32 path (fast) gives
+// exactly its plain Go loop's result (plain: the same update on plainF32),
+// same operation order and rounding, over lengths with and without a tail,
+// for each set of coefficients.
+func checkAVX2Update(t *testing.T, seed uint64, fast func(p, g, m, v, vmax []float32, c *coeffs), plain func(p, g, m, v, vmax []plainF32, c *coeffs), cs []coeffs) {
+	t.Helper()
 	if !haveAVX2 {
 		t.Skip("no AVX2")
 	}
-	rng := rand.New(rand.NewPCG(5, 5))
+	rng := rand.New(rand.NewPCG(seed, seed))
 	for _, n := range []int{8, 13, 64, 101} {
-		for _, c := range []coeffs{
-			{b1: 0.9, b2: 0.999, c1: 0.1, c2: 0.001, eps: 1e-8, stepSize: 0.01 / 0.1, bc2Sqrt: math.Sqrt(0.001)},
-			{b1: 0.8, b2: 0.99, c1: 0.2, c2: 0.01, eps: 1e-6, stepSize: 0.003, bc2Sqrt: 0.7, l2: 5e-4, lrwd: 1e-5},
-		} {
+		for _, c := range cs {
 			p, g, m, v := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
 			for i := range p {
 				p[i], g[i], m[i], v[i] = rng.Float32()*2-1, rng.Float32()*2-1, rng.Float32()*0.1, rng.Float32()*0.01
 			}
-			wp, wm, wv := append([]float32(nil), p...), append([]float32(nil), m...), append([]float32(nil), v...)
-			torchAdam(p, g, m, v, nil, &c)
-			// The reference: the plain loop, through a named type that
-			// the AVX2 path does not take.
-			type f32 float32
-			rp, rg, rm, rv := make([]f32, n), make([]f32, n), make([]f32, n), make([]f32, n)
+			rp, rg, rm, rv := make([]plainF32, n), make([]plainF32, n), make([]plainF32, n), make([]plainF32, n)
 			for i := range rp {
-				rp[i], rg[i], rm[i], rv[i] = f32(wp[i]), f32(g[i]), f32(wm[i]), f32(wv[i])
+				rp[i], rg[i], rm[i], rv[i] = plainF32(p[i]), plainF32(g[i]), plainF32(m[i]), plainF32(v[i])
 			}
-			torchAdam(rp, rg, rm, rv, nil, &c)
+			fast(p, g, m, v, nil, &c)
+			plain(rp, rg, rm, rv, nil, &c)
 			for i := range p {
 				if p[i] != float32(rp[i]) || m[i] != float32(rm[i]) || v[i] != float32(rv[i]) {
 					t.Fatalf("n=%d element %d: p, m, v = %v %v %v, plain loop %v %v %v", n, i, p[i], m[i], v[i], rp[i], rm[i], rv[i])
@@ -471,38 +470,19 @@ func TestTorchAdamAVX2BitIdentical(t *testing.T) {
 	}
 }
 
-// TestGeooptEuclideanAVX2BitIdentical checks that the AVX2 float32 update of
-// RiemannianAdam's Euclidean parameters gives exactly the plain Go loop's
-// result, over lengths with and without a tail, with and without decay.
+// torchAdam's AVX2 path (adam32), with and without weight decay.
+func TestTorchAdamAVX2BitIdentical(t *testing.T) {
+	checkAVX2Update(t, 5, torchAdam[float32], torchAdam[plainF32], []coeffs{
+		{b1: 0.9, b2: 0.999, c1: 0.1, c2: 0.001, eps: 1e-8, stepSize: 0.01 / 0.1, bc2Sqrt: math.Sqrt(0.001)},
+		{b1: 0.8, b2: 0.99, c1: 0.2, c2: 0.01, eps: 1e-6, stepSize: 0.003, bc2Sqrt: 0.7, l2: 5e-4, lrwd: 1e-5},
+	})
+}
+
+// RiemannianAdam's update of Euclidean parameters on AVX2 (geoopt32), with
+// and without coupled decay.
 func TestGeooptEuclideanAVX2BitIdentical(t *testing.T) {
-	if !haveAVX2 {
-		t.Skip("no AVX2")
-	}
-	rng := rand.New(rand.NewPCG(6, 6))
-	for _, n := range []int{8, 13, 64, 101} {
-		for _, c := range []coeffs{
-			{b1: 0.9, b2: 0.999, c1: 0.1, c2: 0.001, eps: 1e-8, lr: 0.005, bc1: 0.1, bc2: 0.001},
-			{b1: 0.8, b2: 0.99, c1: 0.2, c2: 0.01, eps: 1e-6, lr: 0.003, bc1: 0.5, bc2: 0.7, l2: 5e-4},
-		} {
-			p, g, m, v := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
-			for i := range p {
-				p[i], g[i], m[i], v[i] = rng.Float32()*2-1, rng.Float32()*2-1, rng.Float32()*0.1, rng.Float32()*0.01
-			}
-			wp, wm, wv := append([]float32(nil), p...), append([]float32(nil), m...), append([]float32(nil), v...)
-			geooptEuclidean(p, g, m, v, nil, &c)
-			// The reference: the plain loop, through a named type that
-			// the AVX2 path does not take.
-			type f32 float32
-			rp, rg, rm, rv := make([]f32, n), make([]f32, n), make([]f32, n), make([]f32, n)
-			for i := range rp {
-				rp[i], rg[i], rm[i], rv[i] = f32(wp[i]), f32(g[i]), f32(wm[i]), f32(wv[i])
-			}
-			geooptEuclidean(rp, rg, rm, rv, nil, &c)
-			for i := range p {
-				if p[i] != float32(rp[i]) || m[i] != float32(rm[i]) || v[i] != float32(rv[i]) {
-					t.Fatalf("n=%d element %d: p, m, v = %v %v %v, plain loop %v %v %v", n, i, p[i], m[i], v[i], rp[i], rm[i], rv[i])
-				}
-			}
-		}
-	}
+	checkAVX2Update(t, 6, geooptEuclidean[float32], geooptEuclidean[plainF32], []coeffs{
+		{b1: 0.9, b2: 0.999, c1: 0.1, c2: 0.001, eps: 1e-8, lr: 0.005, bc1: 0.1, bc2: 0.001},
+		{b1: 0.8, b2: 0.99, c1: 0.2, c2: 0.01, eps: 1e-6, lr: 0.003, bc1: 0.5, bc2: 0.7, l2: 5e-4},
+	})
 }
