@@ -1,6 +1,10 @@
 package autodiff
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/prcaps/prcaps/tensor"
+)
 
 // concatColsOp is the record of out = [v₀ | v₁ | …] (side by side).
 type concatColsOp[T Float] struct {
@@ -68,10 +72,10 @@ func (p *concatRowsOp[T]) Backward(out *Var[T]) {
 	for _, v := range p.ins {
 		n := len(v.Value.Data)
 		if v.requiresGrad {
+			// One vector call per input (graph-level routing stacks the
+			// nodes' rows once per class, N×d values each).
 			gv := v.Grad.Data[:n]
-			for j, g := range out.Grad.Data[off : off+n] {
-				gv[j] += g
-			}
+			tensor.VecAdd(gv, gv, out.Grad.Data[off:off+n])
 		}
 		off += n
 	}
