@@ -374,10 +374,7 @@ func (p *linkSumOp[T]) backwardGates() {
 	for e, ce := range cv {
 		dw, g := p.gw[e*k:(e+1)*k], gv[e*k:(e+1)*k]
 		if gg != nil {
-			dg := gg[e*k : (e+1)*k]
-			for q, v := range dw[:len(dg)] {
-				dg[q] += v * ce
-			}
+			addScaled(gg[e*k:(e+1)*k], dw, ce)
 		}
 		if gc != nil {
 			s := 0.0
@@ -451,17 +448,19 @@ func (p *linkAgreeOp[T]) Backward(out *autodiff.Var[T]) {
 			}
 			tensor.VecMulAdd(gg[e*k:(e+1)*k], r, hr)
 		default:
-			dv := gg[e*k : (e+1)*k]
-			for q, y := range hr[:len(dv)] {
-				dv[q] += ge * y
-			}
+			addScaled(gg[e*k:(e+1)*k], hr, ge)
 		}
 		if gh != nil {
-			dv := gh[e*k : (e+1)*k]
-			for q, y := range gr[:len(dv)] {
-				dv[q] += ge * y
-			}
+			addScaled(gh[e*k:(e+1)*k], gr, ge)
 		}
+	}
+}
+
+// addScaled sets dst += s·x in scalar steps, each product rounded to T as
+// autodiff.Mul's backward pass rounds it on rows shorter than 8.
+func addScaled[T autodiff.Float](dst, x []T, s T) {
+	for q, v := range x[:len(dst)] {
+		dst[q] += s * v
 	}
 }
 
