@@ -2,7 +2,6 @@ package nn
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
@@ -173,13 +172,11 @@ func (p *gateOp[T]) forwardRows(lo, hi int) {
 	v, K := &p.v, p.k
 	var rbuf [maxGateK]float64
 	rpre := rbuf[:K]
-	// log(c+1e-9) in a loop of its own (independent calls overlap), the
+	// log(c+1e-9) in a pass of its own (a vector kernel), the
 	// logits L_k into sig, then σ in place (vector kernel), then the
 	// normalisation over k.
 	if v.hasR {
-		for e, c := range v.c[lo:hi] {
-			p.lc[lo+e] = math.Log(float64(c) + 1e-9)
-		}
+		p.logCoupling(lo, hi)
 	}
 	for e := lo; e < hi; e++ {
 		kap, lc := p.rowTerms(e, rpre)
@@ -356,4 +353,14 @@ func (p *gateOp[T]) Backward(out *autodiff.Var[T]) {
 			}
 		}
 	}
+}
+
+// logCoupling sets lc[e] = log(c_e + 1e-9) for links lo…hi−1, the gates'
+// routing-state input, with math.Log's bits (tensor.Log64).
+func (p *gateOp[T]) logCoupling(lo, hi int) {
+	lc := p.lc[lo:hi]
+	for e, c := range p.v.c[lo:hi] {
+		lc[e] = float64(c) + 1e-9
+	}
+	tensor.Log64(lc, lc)
 }

@@ -1,8 +1,6 @@
 package nn
 
 import (
-	"math"
-
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -64,9 +62,7 @@ func (p *gateOp[T]) logits4(e int, s *[4]float64, wc *[16]float64) {
 
 func (p *gateOp[T]) forwardRows4(lo, hi int) {
 	v := &p.v
-	for e, c := range v.c[lo:hi] {
-		p.lc[lo+e] = math.Log(float64(c) + 1e-9)
-	}
+	p.logCoupling(lo, hi)
 	var a gate4Args
 	if p.args32(&a, lo, hi) {
 		gate4LogitsAVX(&a)

@@ -100,3 +100,10 @@ func tanhDotBackLinksAVX(dst, dst2 *float32, dw *float64, tau, w, up *float32, c
 //
 //go:noescape
 func sigmoid64AVX(dst, x *float64, n int)
+
+// log64AVX is Log64 for n a multiple of 4, up to the first block with a
+// value that is not positive, normal and finite; it returns how many values
+// it did.
+//
+//go:noescape
+func log64AVX(dst, x *float64, n int) int

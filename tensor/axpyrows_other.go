@@ -83,3 +83,7 @@ func expFloat32Vec(dst, x *float64, n int) { panic("tensor: expFloat32Vec withou
 func sumRowsWiden32(acc *float64, x *float32, rows, cols int) {
 	panic("tensor: sumRowsWiden32 without AVX2")
 }
+
+func log64AVX(dst, x *float64, n int) int {
+	panic("tensor: log64AVX without AVX2")
+}
