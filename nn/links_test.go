@@ -25,3 +25,59 @@ func TestNodeLinksAddsSelfLoops(t *testing.T) {
 		t.Error("child out of range: no error")
 	}
 }
+
+// TestPairLayout checks the (link, perspective) layout against its
+// definition (pairIndex) on links where children have no link, one link
+// (the fast path of graph-level routing) and several, for K = 1, 3 and 4.
+func TestPairLayout(t *testing.T) {
+	// Parent j's children; child 5 has no link, children 0 and 4 one.
+	kids := [][]int32{{1, 2, 3}, {2, 0}, {3, 1, 2, 6}, {4}, {6, 1}}
+	l := &Links{Parents: len(kids), Children: 7, Ptr: []int32{0}}
+	for _, c := range kids {
+		l.Child = append(l.Child, c...)
+		l.Ptr = append(l.Ptr, int32(len(l.Child)))
+	}
+	for _, K := range []int{1, 3, 4} {
+		x, err := newLinkIndex(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pi := x.pairsFor(K)
+		for j := 0; j < l.Parents; j++ {
+			if pi.ptr[j] != l.Ptr[j]*int32(K) {
+				t.Errorf("K = %d: ptr[%d] = %d, want %d", K, j, pi.ptr[j], l.Ptr[j]*int32(K))
+			}
+		}
+		for e, c := range l.Child {
+			for k := 0; k < K; k++ {
+				if got, want := pi.child[e*K+k], c*int32(K)+int32(k); got != want {
+					t.Errorf("K = %d: child[%d] = %d, want %d", K, e*K+k, got, want)
+				}
+			}
+		}
+		// Row i·K+k lists child i's links in increasing order, each as its
+		// parent and the flat position e·K+k.
+		q := int32(0)
+		for i := 0; i < l.Children; i++ {
+			for k := 0; k < K; k++ {
+				if pi.cPtr[i*K+k] != q {
+					t.Fatalf("K = %d: cPtr[%d] = %d, want %d", K, i*K+k, pi.cPtr[i*K+k], q)
+				}
+				for j := 0; j < l.Parents; j++ {
+					for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
+						if l.Child[e] != int32(i) {
+							continue
+						}
+						if pi.cSrc[q] != int32(j) || pi.cPair[q] != e*int32(K)+int32(k) {
+							t.Errorf("K = %d, child %d, k = %d: pair %d is (%d, %d), want (%d, %d)", K, i, k, q, pi.cSrc[q], pi.cPair[q], j, e*int32(K)+int32(k))
+						}
+						q++
+					}
+				}
+			}
+		}
+		if pi.cPtr[l.Children*K] != q || int(q) != len(l.Child)*K {
+			t.Errorf("K = %d: %d pairs, cPtr ends at %d, want %d", K, q, pi.cPtr[l.Children*K], len(l.Child)*K)
+		}
+	}
+}

@@ -103,19 +103,31 @@ func (x *linkIndex) pairsFor(K int) *pairIndex {
 	pi.cPair = grow(pi.cPair, E*K)
 	pi.cPtr[0] = 0
 	q := int32(0)
+	k32 := int32(K)
 	for i := 0; i < l.Children; i++ {
 		// The child's links and their parents, read in order (childParent
 		// rather than parent[e], a scattered read).
-		links := x.childLink[x.childPtr[i]:x.childPtr[i+1]]
-		parents := x.childParent[x.childPtr[i]:x.childPtr[i+1]]
-		for k := 0; k < K; k++ {
-			n := copy(pi.cSrc[q:], parents)
-			pair := pi.cPair[q : q+int32(n)]
-			for t, e := range links {
-				pair[t] = e*int32(K) + int32(k)
+		lo, hi := x.childPtr[i], x.childPtr[i+1]
+		cPtr := pi.cPtr[i*K+1 : (i+1)*K+1]
+		if hi-lo == 1 {
+			// One link, as every child of graph-level routing has.
+			e, p := x.childLink[lo]*k32, x.childParent[lo]
+			for k := range cPtr {
+				pi.cSrc[q], pi.cPair[q] = p, e+int32(k)
+				q++
+				cPtr[k] = q
 			}
-			q += int32(n)
-			pi.cPtr[i*K+k+1] = q
+			continue
+		}
+		links, parents := x.childLink[lo:hi], x.childParent[lo:hi]
+		for k := range cPtr {
+			src := pi.cSrc[q : q+hi-lo]
+			pair := pi.cPair[q : q+hi-lo]
+			for t, e := range links {
+				src[t], pair[t] = parents[t], e*k32+int32(k)
+			}
+			q += hi - lo
+			cPtr[k] = q
 		}
 	}
 	pi.setGroups(K)
