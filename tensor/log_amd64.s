@@ -23,6 +23,10 @@ DATA logc<>+136(SB)/8, $0x0010000000000000 // smallest normal
 DATA logc<>+144(SB)/8, $0x7FF0000000000000 // +Inf
 GLOBL logc<>(SB), RODATA|NOPTR, $152
 
+// HORNER is one Horner step in s4 = Y5 of the polynomial in Y6:
+// Y6 = Y6·s4 + the constant at logc+off (the kernel's MULSD, then ADDSD).
+#define HORNER(off) VMULPD Y5, Y6, Y6; VBROADCASTSD logc<>+off(SB), Y7; VADDPD Y7, Y6, Y6
+
 // func log64AVX(dst, x *float64, n int) int
 //
 // dst[i] = ln(x[i]) for i < n (n a multiple of 4), stopping before the
@@ -83,24 +87,14 @@ lloop:
 	VMULPD Y4, Y4, Y5 // s4
 	// t1 = s2·(L1+s4·(L3+s4·(L5+s4·L7)))
 	VBROADCASTSD logc<>+112(SB), Y6
-	VMULPD Y5, Y6, Y6
-	VBROADCASTSD logc<>+96(SB), Y7
-	VADDPD Y7, Y6, Y6
-	VMULPD Y5, Y6, Y6
-	VBROADCASTSD logc<>+80(SB), Y7
-	VADDPD Y7, Y6, Y6
-	VMULPD Y5, Y6, Y6
-	VBROADCASTSD logc<>+64(SB), Y7
-	VADDPD Y7, Y6, Y6
+	HORNER(96)
+	HORNER(80)
+	HORNER(64)
 	VMULPD Y6, Y4, Y4 // t1
 	// t2 = s4·(L2+s4·(L4+s4·L6))
 	VBROADCASTSD logc<>+104(SB), Y6
-	VMULPD Y5, Y6, Y6
-	VBROADCASTSD logc<>+88(SB), Y7
-	VADDPD Y7, Y6, Y6
-	VMULPD Y5, Y6, Y6
-	VBROADCASTSD logc<>+72(SB), Y7
-	VADDPD Y7, Y6, Y6
+	HORNER(88)
+	HORNER(72)
 	VMULPD Y6, Y5, Y5 // t2
 	VADDPD Y5, Y4, Y4 // R = t1 + t2
 	// hfsq = 0.5·f·f
