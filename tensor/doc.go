@@ -3,9 +3,10 @@
 // (gemm, SpMM, gather/scatter of rows, segment reductions over CSR-by-target
 // graphs), plus the vector kernels of capsule routing's per-link work
 // (Aggregate, AggregateGroups, GatherDot, Gather, TanhAddDotBlocks with
-// TanhAddDotBack and TanhDotBack, Sigmoid64).
+// TanhAddDotBack and TanhDotBack, Sigmoid64, Log64).
 //
-// On amd64 with AVX2 and FMA the float32 row kernels (and Sigmoid64) run in
+// On amd64 with AVX2 and FMA the float32 row kernels (and Sigmoid64 and Log64,
+// the latter with math.Log's bits) run in
 // assembly; where AVX-512 is present too, Gemm's row kernels and the
 // alignment's tanh forward pass use it, with the AVX2 kernels' arithmetic
 // lane for lane. Elsewhere, or with the purego
@@ -13,7 +14,7 @@
 //
 // The types and most kernels are generic over the element type (float32 for
 // training, float64 for gradient checks and reference computations); the
-// tanh kernels are float32 and Sigmoid64 float64, the types their callers
+// tanh kernels are float32 and Sigmoid64 and Log64 float64, the types their callers
 // keep. Kernels
 // never allocate their outputs implicitly when an output argument is given:
 // callers own workspaces, so that a training step allocates nothing once warm.
