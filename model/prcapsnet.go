@@ -56,11 +56,14 @@ func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.No
 	rng := rand.New(rand.NewPCG(seed, 2))
 	dims := cfg.Dims()
 	d := dims.Tangent()
+	var a tensor.CSR[float32]
+	var deg []float64
+	cfg.stemOperatorInto(&a, ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src, &deg)
 	m := &PRCapsNet{
 		cfg:   cfg,
 		dims:  dims,
 		x:     nn.NewSparseInput(x),
-		adj:   nn.GCNNorm[float32](ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src),
+		adj:   tensor.NewAdjacency(&a),
 		links: nn.NodeLinks(ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src),
 		stem:  nn.NewGCNConv[float32]("stem", x.Cols, cfg.Hidden, rng),
 		proj:  nn.NewLinear[float32]("proj", cfg.Hidden, d, true, rng),

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // PRCapsConfig configures the PR-CapsNet node network (DESIGN §5):
@@ -17,6 +19,11 @@ import (
 // DefaultPRCapsConfig.
 type PRCapsConfig struct {
 	Hidden int // GCN stem width (default 64)
+	// Stem is the stem's neighbourhood aggregation: "gcn" (GCN's
+	// D^−½(A+I)D^−½, default; empty means gcn) or "sum" (A + I, GIN-0's
+	// sum over a node and its in-neighbours, which keeps neighbour counts).
+	// The paper says only "a GNN layer"; the authors' node code uses GCN.
+	Stem   string
 	S, T   int // capsule manifold: s space-like, t+1 time-like dimensions (default 9, 9: D = 19)
 	Layers int // routing layers L (default 1, the authors' code; the paper's text says 3)
 
@@ -66,11 +73,21 @@ type PRCapsConfig struct {
 // DefaultPRCapsConfig is the configuration of the authors' code (DESIGN §5).
 func DefaultPRCapsConfig() PRCapsConfig {
 	return PRCapsConfig{
-		Hidden: 64, S: 9, T: 9, Layers: 1,
+		Hidden: 64, Stem: "gcn", S: 9, T: 9, Layers: 1,
 		Routing: "acr", Classifier: "prcc", ClassifierScale: 10,
 		K: 4, Iters: 3, Activation: "squash", Coupling: "children",
 		Dropout: 0.5, InputDropout: 0.5,
 	}
+}
+
+// stemOperatorInto builds the stem's propagation operator for the graph on
+// n nodes with in-neighbours src[ptr[v]:ptr[v+1]] into a (deg is scratch).
+func (c PRCapsConfig) stemOperatorInto(a *tensor.CSR[float32], n int, ptr, src []int32, deg *[]float64) {
+	if c.Stem == "sum" {
+		nn.SumAggInto(a, n, ptr, src)
+		return
+	}
+	nn.GCNNormInto(a, n, ptr, src, deg)
 }
 
 // Dims is the capsule manifold's (s, t).
@@ -94,6 +111,11 @@ func (c PRCapsConfig) validate() error {
 		return fmt.Errorf("dropout %v must be in [0, 1)", c.Dropout)
 	case !(c.InputDropout >= 0 && c.InputDropout < 1):
 		return fmt.Errorf("input dropout %v must be in [0, 1)", c.InputDropout)
+	}
+	switch c.Stem {
+	case "", "gcn", "sum":
+	default:
+		return fmt.Errorf("stem %q: want gcn or sum", c.Stem)
 	}
 	switch c.Routing {
 	case "acr", "pcr", "euclidean", "none":

@@ -53,6 +53,7 @@ func DefaultGraphConfig(name string) (PRCapsConfig, train.Config, error) {
 //	node capsules to one capsule per class (W_{j,k} per class) → PRCC on
 //	each class capsule with its own w_c (logit_c from capsule c).
 //
+// The stem propagates with GCN's Â, or with A + I for Stem "sum".
 // A mini-batch of graphs is one block-diagonal graph (data.GraphBatch); the
 // propagation operator, the node links and the class links of the batch
 // are rebuilt into the network's buffers when the batch changes, so a warm
@@ -151,7 +152,7 @@ func (m *PRCapsGraphNet) prepare(b *data.GraphBatch) {
 		return
 	}
 	m.batch, m.gen = b, b.Gen
-	nn.GCNNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
+	m.cfg.stemOperatorInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
 	m.adj.Reset(&m.a)
 	nn.NodeLinksInto(&m.links, b.N, b.Ptr, b.Src)
 	nn.ClassLinksInto(&m.classLinks, b.Seg, m.classes)

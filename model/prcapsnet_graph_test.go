@@ -122,29 +122,62 @@ func TestPRCapsGraphEdgeCases(t *testing.T) {
 }
 
 // In evaluation mode a graph's logits do not depend on the rest of its
-// batch (block-diagonal batching, per-graph routing).
+// batch (block-diagonal batching, per-graph routing), with either stem.
 func TestPRCapsGraphBatchIndependence(t *testing.T) {
 	ds := embeddedMUTAG(t)
-	cfg, _, _ := DefaultGraphConfig("prcapsnet")
-	m, err := NewPRCapsGraphNet(ds, cfg, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b data.GraphBatch
-	var tp autodiff.Tape[float32]
-	tp.NoGrad = true
-	logits := func(idx []int32) []float32 {
-		if err := b.Build(ds, idx); err != nil {
+	for _, stem := range []string{"gcn", "sum"} {
+		cfg, _, _ := DefaultGraphConfig("prcapsnet")
+		cfg.Stem = stem
+		m, err := NewPRCapsGraphNet(ds, cfg, 2)
+		if err != nil {
 			t.Fatal(err)
 		}
-		tp.Reset()
-		return append([]float32(nil), m.Forward(&tp, &b, false, nil).Value.Data...)
+		var b data.GraphBatch
+		var tp autodiff.Tape[float32]
+		tp.NoGrad = true
+		logits := func(idx []int32) []float32 {
+			if err := b.Build(ds, idx); err != nil {
+				t.Fatal(err)
+			}
+			tp.Reset()
+			return append([]float32(nil), m.Forward(&tp, &b, false, nil).Value.Data...)
+		}
+		all := logits([]int32{5, 17, 40, 3})
+		one := logits([]int32{40})
+		for c := range one {
+			if d := math.Abs(float64(one[c] - all[2*2+c])); d > 1e-5 {
+				t.Fatalf("stem %s, graph 40 alone: logit %d = %v, in a batch %v", stem, c, one[c], all[2*2+c])
+			}
+		}
 	}
-	all := logits([]int32{5, 17, 40, 3})
-	one := logits([]int32{40})
-	for c := range one {
-		if d := math.Abs(float64(one[c] - all[2*2+c])); d > 1e-5 {
-			t.Fatalf("graph 40 alone: logit %d = %v, in a batch %v", c, one[c], all[2*2+c])
+}
+
+// The sum stem propagates with A + I: every weight of the batch's operator
+// is 1, where GCN's are 1/√(d_u d_v).
+func TestPRCapsGraphSumStemOperator(t *testing.T) {
+	ds := embeddedMUTAG(t)
+	var b data.GraphBatch
+	if err := b.Build(ds, []int32{0, 5}); err != nil {
+		t.Fatal(err)
+	}
+	for _, stem := range []string{"gcn", "sum"} {
+		cfg, _, _ := DefaultGraphConfig("prcapsnet")
+		cfg.Stem = stem
+		m, err := NewPRCapsGraphNet(ds, cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.prepare(&b)
+		ones := 0
+		for _, w := range m.a.Data {
+			if w == 1 {
+				ones++
+			}
+		}
+		if want := len(m.a.Data); stem == "sum" && ones != want {
+			t.Errorf("sum stem: %d of %d weights are 1", ones, want)
+		} else if stem == "gcn" && ones == want {
+			t.Errorf("gcn stem: all %d weights are 1", want)
 		}
 	}
 }

@@ -93,6 +93,7 @@ func TestPRCapsNetRejectsBadConfig(t *testing.T) {
 		func(c *PRCapsConfig) { c.Iters = 0 },
 		func(c *PRCapsConfig) { c.Activation = "gelu" },
 		func(c *PRCapsConfig) { c.Coupling = "both" },
+		func(c *PRCapsConfig) { c.Stem = "gin" },
 		func(c *PRCapsConfig) { c.InputDropout = 1 },
 		func(c *PRCapsConfig) { c.Dropout = -0.5 },
 	} {

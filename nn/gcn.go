@@ -45,6 +45,24 @@ func GCNNormInto[T autodiff.Float](a *tensor.CSR[T], n int, ptr, src []int32, de
 	}
 }
 
+// SumAggInto builds GIN's sum aggregation A + I (GIN-0: each node's own
+// features plus its in-neighbours', every weight 1) into a's slices, with
+// the structure GCNNormInto gives Â: self-loops where missing, CSR by
+// target. Unlike Â it keeps counts: a carbon with three nitrogen
+// neighbours sums to another row than one with a single nitrogen, where
+// Â's degree normalisation makes the two nearly alike.
+func SumAggInto[T autodiff.Float](a *tensor.CSR[T], n int, ptr, src []int32) {
+	a.Rows, a.Cols = n, n
+	a.Indptr, a.Indices = AppendSelfLoops(a.Indptr[:0], a.Indices[:0], n, ptr, src)
+	if cap(a.Data) < len(a.Indices) {
+		a.Data = make([]T, len(a.Indices))
+	}
+	a.Data = a.Data[:len(a.Indices)]
+	for p := range a.Data {
+		a.Data[p] = 1
+	}
+}
+
 // AppendSelfLoops appends to ptr and idx the CSR rows of the graph on n
 // nodes (rows src[ptr0[v]:ptr0[v+1]], sorted, unique) with v inserted into
 // row v where it is missing, keeping every row sorted. ptr gets n+1 entries

@@ -59,6 +59,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&f.clip, "clip", -1, "clip the global gradient norm to this value (0: off; -1: the model's default, 1 for prcapsnet)")
 	def := model.DefaultPRCapsConfig()
 	f.caps = def
+	fs.StringVar(&f.caps.Stem, "stem", "", "prcapsnet: the stem's aggregation: gcn (D^-1/2 (A+I) D^-1/2) or sum (A+I, GIN-0's, keeps neighbour counts); empty: the model's default, gcn")
 	fs.IntVar(&f.caps.S, "s", def.S, "prcapsnet: space-like capsule dimensions s")
 	fs.IntVar(&f.caps.T, "t", def.T, "prcapsnet: time-like capsule dimensions t (the time block has t+1)")
 	fs.IntVar(&f.caps.Layers, "layers", def.Layers, "prcapsnet: routing layers L (the authors' code uses 1, the paper's text 3)")
@@ -180,12 +181,15 @@ func nodeModel(f trainFlags, ds *data.NodeDataset) (train.Config, train.Builder,
 
 // capsConfig maps the PR-CapsNet flags onto base, the task's default
 // configuration: the architecture flags (registered with the model's
-// defaults) replace base's fields, while hidden and the two dropouts,
-// whose flags mean "the task's default" until given, replace them only
-// when given.
+// defaults) replace base's fields, while the stem, hidden and the two
+// dropouts, whose flags mean "the task's default" until given, replace
+// them only when given.
 func (f trainFlags) capsConfig(base model.PRCapsConfig) model.PRCapsConfig {
 	c := f.caps
 	c.Hidden, c.Dropout, c.InputDropout = base.Hidden, base.Dropout, base.InputDropout
+	if c.Stem == "" {
+		c.Stem = base.Stem
+	}
 	if f.hidden > 0 {
 		c.Hidden = f.hidden
 	}

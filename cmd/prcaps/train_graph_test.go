@@ -63,7 +63,7 @@ func TestTrainGraphUsage(t *testing.T) {
 	}
 }
 
-// capsConfig keeps the task's hidden width and dropouts unless their flags
+// capsConfig keeps the task's stem, hidden width and dropouts unless their flags
 // are given, and takes every architecture flag.
 func TestCapsConfig(t *testing.T) {
 	graph, _, err := model.DefaultGraphConfig("prcapsnet")
@@ -71,16 +71,17 @@ func TestCapsConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := trainFlags{dropout: -1, inputDropout: -1, caps: model.DefaultPRCapsConfig()}
-	f.caps.K = 2
+	f.caps.K, f.caps.Stem = 2, "" // --stem's default
 	got := f.capsConfig(graph)
-	if got.InputDropout != 0 || got.Dropout != 0.5 || got.Hidden != 64 || got.K != 2 {
-		t.Errorf("defaults: got input dropout %v, dropout %v, hidden %d, K %d; want 0, 0.5, 64, 2",
-			got.InputDropout, got.Dropout, got.Hidden, got.K)
+	if got.InputDropout != 0 || got.Dropout != 0.5 || got.Hidden != 64 || got.K != 2 || got.Stem != graph.Stem {
+		t.Errorf("defaults: got input dropout %v, dropout %v, hidden %d, K %d, stem %q; want 0, 0.5, 64, 2, %q",
+			got.InputDropout, got.Dropout, got.Hidden, got.K, got.Stem, graph.Stem)
 	}
-	f.hidden, f.dropout, f.inputDropout = 32, 0.1, 0.3
+	f.hidden, f.dropout, f.inputDropout, f.caps.Stem = 32, 0.1, 0.3, "sum"
 	got = f.capsConfig(graph)
-	if got.InputDropout != 0.3 || got.Dropout != 0.1 || got.Hidden != 32 {
-		t.Errorf("given: got input dropout %v, dropout %v, hidden %d; want 0.3, 0.1, 32", got.InputDropout, got.Dropout, got.Hidden)
+	if got.InputDropout != 0.3 || got.Dropout != 0.1 || got.Hidden != 32 || got.Stem != "sum" {
+		t.Errorf("given: got input dropout %v, dropout %v, hidden %d, stem %q; want 0.3, 0.1, 32, sum",
+			got.InputDropout, got.Dropout, got.Hidden, got.Stem)
 	}
 }
 
