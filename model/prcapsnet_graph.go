@@ -61,8 +61,12 @@ func DefaultGraphConfig(name string) (PRCapsConfig, train.Config, error) {
 // curvature β (ρ, not weight-decayed, frozen with FixedCurvature), and
 // every routing layer has its perspective curvatures β_k, as in the node
 // network. Supported: Routing "acr" or "pcr", Classifier "prcc" or
-// "linear", Coupling "children" (the graph-level layer normalises over each
-// class capsule's nodes).
+// "linear", Coupling "children" (the default: the graph-level layer
+// normalises over each class capsule's nodes, so a class capsule is a
+// weighted mean over the graph) or "parents" (every routing layer
+// normalises over each child's parents: the graph-level layer over each
+// node's class capsules, so a class capsule is a weighted sum over the
+// graph, as in CapsGNN).
 type PRCapsGraphNet struct {
 	cfg     PRCapsConfig
 	dims    manifold.Dims
@@ -100,8 +104,6 @@ func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*P
 	switch {
 	case cfg.Routing != "acr" && cfg.Routing != "pcr":
 		return nil, fmt.Errorf("model: prcapsnet (graph): routing %q: the graph network supports acr and pcr", cfg.Routing)
-	case cfg.Coupling != "children":
-		return nil, fmt.Errorf("model: prcapsnet (graph): coupling %q: the graph network supports children", cfg.Coupling)
 	case ds.NumClasses < 1 || ds.NumFeatures < 1:
 		return nil, fmt.Errorf("model: prcapsnet (graph): %s has %d classes and %d features", ds.Name, ds.NumClasses, ds.NumFeatures)
 	}
@@ -124,6 +126,9 @@ func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*P
 	rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
 	if cfg.Routing == "pcr" {
 		rc.Kind, rc.K = nn.PCR, 1
+	}
+	if cfg.Coupling == "parents" {
+		rc.Coupling = nn.CouplingOverParents
 	}
 	for l := 0; l < cfg.Layers; l++ {
 		r, err := nn.NewRouting[float32](fmt.Sprintf("routing%d", l), rc, rng)

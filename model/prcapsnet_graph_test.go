@@ -294,7 +294,7 @@ func TestPRCapsGraphRejectsUnsupported(t *testing.T) {
 	for _, f := range []func(c *PRCapsConfig){
 		func(c *PRCapsConfig) { c.Routing = "euclidean" },
 		func(c *PRCapsConfig) { c.Routing = "none" },
-		func(c *PRCapsConfig) { c.Coupling = "parents" },
+		func(c *PRCapsConfig) { c.Coupling = "both" },
 		func(c *PRCapsConfig) { c.Hidden = 0 },
 		func(c *PRCapsConfig) { c.ClassifierScale = 0 },
 		func(c *PRCapsConfig) { c.ClassifierScale = math.Inf(1) },

@@ -22,7 +22,8 @@ const MaxGraphClasses = 64
 //
 // Everything else — the ACR gates (shared over classes), the coupling
 // softmax over the children of each parent (that is, over the nodes of the
-// parent's graph, per class), the aggregation, activation and agreement — is
+// parent's graph, per class; or, with CouplingOverParents, over the class
+// capsules of each node), the aggregation, activation and agreement — is
 // the node-level layer's (Routing.route). It is implemented by giving every
 // node one virtual child per class, c·N + i, holding ξ of class c: the
 // parent (g, c) links to the virtual children c·N + i of the nodes i of
@@ -44,16 +45,12 @@ type GraphRouting[T autodiff.Float] struct {
 }
 
 // NewGraphRouting returns a graph-level routing layer to classes parent
-// capsules per graph (cfg as for NewRouting, with the default coupling over
-// the children of each parent: CouplingOverParents is rejected).
+// capsules per graph (cfg as for NewRouting). With CouplingOverParents a
+// node's coupling is normalised over its graph's class capsules, across its
+// virtual children (Links.Copies), as classic CapsNet and CapsGNN do.
 func NewGraphRouting[T autodiff.Float](name string, cfg RoutingConfig, classes int, rng *rand.Rand) (*GraphRouting[T], error) {
 	if classes < 1 || classes > MaxGraphClasses {
 		return nil, fmt.Errorf("nn: graph routing %s: %d classes, need 1 … %d", name, classes, MaxGraphClasses)
-	}
-	if cfg.Coupling != CouplingOverChildren {
-		// The virtual children would normalise each (node, class) pair on
-		// its own (c ≡ 1) instead of over the node's class capsules.
-		return nil, fmt.Errorf("nn: graph routing %s: only coupling over the children of each parent is supported", name)
 	}
 	r, err := NewRouting[T](name, cfg, rng)
 	if err != nil {
@@ -113,7 +110,7 @@ func (g *GraphRouting[T]) Params() []*autodiff.Var[T] {
 func ClassLinksInto(dst *Links, seg []int32, classes int) *Links {
 	G := len(seg) - 1
 	N := int(seg[G])
-	dst.Parents, dst.Children = G*classes, classes*N
+	dst.Parents, dst.Children, dst.Copies = G*classes, classes*N, classes
 	dst.Ptr = grow(dst.Ptr, G*classes+1)
 	dst.Child = grow(dst.Child, classes*N)
 	dst.Ptr[0] = 0

@@ -93,6 +93,8 @@ func graphRoutingCases() []struct {
 	detach := small
 	detach.DetachB = true
 	one := small
+	parents := small
+	parents.Coupling = CouplingOverParents
 	return []struct {
 		name    string
 		cfg     RoutingConfig
@@ -103,6 +105,13 @@ func graphRoutingCases() []struct {
 		{"pcr_c2", pcr, 2},
 		{"detach_c2", detach, 2},
 		{"acr_c1", one, 1},
+		// The reference's children are the nodes themselves, so its
+		// coupling over parents normalises over each node's class
+		// capsules, which the virtual children must reproduce
+		// (Links.Copies).
+		// (With one class c ≡ 1 and the gradients of W^C and α_R, through
+		// log(1 + 1e-9), are below finite differences' resolution.)
+		{"parents_c3", parents, 3},
 	}
 }
 
@@ -228,9 +237,40 @@ func TestNewGraphRoutingValidation(t *testing.T) {
 			t.Fatalf("%d classes accepted", c)
 		}
 	}
-	cfg := DefaultRoutingConfig()
-	cfg.Coupling = CouplingOverParents
-	if _, err := NewGraphRouting[float32]("g", cfg, 2, rand.New(rand.NewPCG(1, 1))); err == nil {
-		t.Fatal("coupling over parents accepted")
+}
+
+// With Links.Copies the links group by capsule: node i's group holds the
+// links of its C class parents, in class order, and no other.
+func TestClassLinksCapsuleGroups(t *testing.T) {
+	const C = 3
+	l := ClassLinksInto(&Links{}, graphTestSeg, C)
+	x, err := newLinkIndex(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	N := int(graphTestSeg[len(graphTestSeg)-1])
+	if len(x.capPtr) != N+1 {
+		t.Fatalf("%d capsule groups, want %d", len(x.capPtr)-1, N)
+	}
+	for i := 0; i < N; i++ {
+		lo, hi := x.capPtr[i], x.capPtr[i+1]
+		if hi-lo != C {
+			t.Fatalf("node %d: %d links, want %d", i, hi-lo, C)
+		}
+		for c := 0; c < C; c++ {
+			e := x.capLink[lo+int32(c)]
+			if l.Child[e] != int32(c*N+i) || x.capInv[e] != lo+int32(c) {
+				t.Errorf("node %d, class %d: link %d (child %d, inv %d)", i, c, e, l.Child[e], x.capInv[e])
+			}
+		}
+	}
+	// The same Links rebuilt without copies: the groups are the children.
+	l.Copies = 0
+	l.Changed()
+	if err := x.build(l); err != nil {
+		t.Fatal(err)
+	}
+	if len(x.capPtr) != C*N+1 || &x.capLink[0] != &x.childLink[0] {
+		t.Errorf("without copies: %d groups, aliased %v", len(x.capPtr)-1, &x.capLink[0] == &x.childLink[0])
 	}
 }

@@ -13,6 +13,12 @@ type Links struct {
 	Children int
 	Ptr      []int32 // len Parents+1
 	Child    []int32 // len Ptr[Parents], each in [0, Children)
+	// Copies, when above 1, says that the children are Copies copies of
+	// Children/Copies capsules, child c·n + i being copy c of capsule i
+	// (graph-level routing's one virtual child per class, ClassLinksInto).
+	// CouplingOverParents then normalises over all the parents of a
+	// capsule, across its copies. 0 and 1 mean no copies.
+	Copies int
 
 	gen uint64 // bumped by Changed: routing layers rebuild their cached index
 }

@@ -23,6 +23,11 @@ type linkIndex struct {
 	inv []int32
 	// childParent[q] is the parent of link childLink[q].
 	childParent []int32
+	// capPtr, capLink and capInv group the links as childPtr, childLink
+	// and inv do, but by capsule: with Links.Copies > 1 the copies c·n + i
+	// of capsule i form one group; otherwise they alias the child arrays.
+	// CouplingOverParents normalises over these groups.
+	capPtr, capLink, capInv []int32
 	// self is the identity linking of the children (parent i has the single
 	// child i), for per-child terms of the first routing iteration.
 	self *linkIndex
@@ -215,7 +220,41 @@ func (x *linkIndex) build(l *Links) error {
 	}
 	x.pairs1 = pairIndex{ptr: l.Ptr[:l.Parents+1], child: l.Child[:E], cPtr: x.childPtr[:l.Children+1],
 		cSrc: x.childParent[:E], cPair: x.childLink[:E]}
+	x.buildCapsules(l)
 	return nil
+}
+
+// buildCapsules groups the links by capsule (see capPtr): a counting sort of
+// the links by child mod n, n = Children/Copies, in link order.
+func (x *linkIndex) buildCapsules(l *Links) {
+	E := l.NumLinks()
+	if l.Copies <= 1 {
+		x.capPtr, x.capLink, x.capInv = x.childPtr[:l.Children+1], x.childLink[:E], x.inv[:E]
+		return
+	}
+	n := int32(l.Children / l.Copies)
+	// Fresh slices: with Copies ≤ 1 they alias the child arrays.
+	if len(x.capPtr) > 0 && &x.capPtr[0] == &x.childPtr[0] {
+		x.capPtr, x.capLink, x.capInv = nil, nil, nil
+	}
+	x.capPtr = grow(x.capPtr, int(n)+1)
+	clear(x.capPtr)
+	x.capLink = grow(x.capLink, E)
+	x.capInv = grow(x.capInv, E)
+	for _, c := range l.Child {
+		x.capPtr[c%n+1]++
+	}
+	for i := int32(0); i < n; i++ {
+		x.capPtr[i+1] += x.capPtr[i]
+	}
+	fill := x.fill[:n]
+	copy(fill, x.capPtr[:n])
+	for e, c := range l.Child {
+		p := fill[c%n]
+		fill[c%n]++
+		x.capLink[p] = int32(e)
+		x.capInv[e] = p
+	}
 }
 
 // linkCacheSize bounds the number of Links a layer keeps indices for: enough

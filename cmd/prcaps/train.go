@@ -69,7 +69,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.caps.Classifier, "classifier", def.Classifier, "prcapsnet: prcc or linear")
 	fs.Float64Var(&f.caps.ClassifierScale, "prcc-scale", def.ClassifierScale, "prcapsnet: PRCC's initial logit scale softplus(τ₀)")
 	fs.StringVar(&f.caps.Activation, "activation", def.Activation, "prcapsnet: tangent activation squash, tanh, relu or identity")
-	fs.StringVar(&f.caps.Coupling, "coupling", def.Coupling, "prcapsnet: coupling softmax over the children of each parent, or over the parents of each child")
+	fs.StringVar(&f.caps.Coupling, "coupling", def.Coupling, "prcapsnet: coupling: children (softmax over the children of each parent) or parents (over the parents of each child, classic CapsNet; in the graph network a class capsule then sums its graph's nodes)")
 	fs.BoolVar(&f.caps.DetachB, "detach-b", false, "prcapsnet: stop gradients through the routing logits (CapsGNN style)")
 	fs.BoolVar(&f.caps.NoC, "no-gate-c", false, "prcapsnet: remove the gate's curvature-compatibility term")
 	fs.BoolVar(&f.caps.NoA, "no-gate-a", false, "prcapsnet: remove the gate's feature-alignment term")
