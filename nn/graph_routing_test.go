@@ -249,6 +249,7 @@ func TestClassLinksCapsuleGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	N := int(graphTestSeg[len(graphTestSeg)-1])
+	x.capsules()
 	if len(x.capPtr) != N+1 {
 		t.Fatalf("%d capsule groups, want %d", len(x.capPtr)-1, N)
 	}
@@ -270,6 +271,7 @@ func TestClassLinksCapsuleGroups(t *testing.T) {
 	if err := x.build(l); err != nil {
 		t.Fatal(err)
 	}
+	x.capsules()
 	if len(x.capPtr) != C*N+1 || &x.capLink[0] != &x.childLink[0] {
 		t.Errorf("without copies: %d groups, aliased %v", len(x.capPtr)-1, &x.capLink[0] == &x.childLink[0])
 	}

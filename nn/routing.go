@@ -479,9 +479,10 @@ func (r *Routing[T]) coupling(t *autodiff.Tape[T], ix *linkIndex, b *autodiff.Va
 	if r.Cfg.Coupling == CouplingOverChildren {
 		return autodiff.SegmentSoftmax(t, b, ix.links.Ptr)
 	}
-	bc := autodiff.GatherRows(t, b, ix.capLink) // capsule-major order
-	cc := autodiff.SegmentSoftmax(t, bc, ix.capPtr)
-	return autodiff.GatherRows(t, cc, ix.capInv) // back to parent-major order
+	ptr, link, inv := ix.capsules()
+	bc := autodiff.GatherRows(t, b, link) // capsule-major order
+	cc := autodiff.SegmentSoftmax(t, bc, ptr)
+	return autodiff.GatherRows(t, cc, inv) // back to parent-major order
 }
 
 // firstGates returns the gates γ (E×K) of the first iteration, where

@@ -26,8 +26,10 @@ type linkIndex struct {
 	// capPtr, capLink and capInv group the links as childPtr, childLink
 	// and inv do, but by capsule: with Links.Copies > 1 the copies c·n + i
 	// of capsule i form one group; otherwise they alias the child arrays.
-	// CouplingOverParents normalises over these groups.
+	// CouplingOverParents normalises over these groups. Built on first use
+	// (capsules), under pairMu; capSet is false until then.
 	capPtr, capLink, capInv []int32
+	capSet                  bool
 	// self is the identity linking of the children (parent i has the single
 	// child i), for per-child terms of the first routing iteration.
 	self *linkIndex
@@ -187,7 +189,7 @@ func (x *linkIndex) build(l *Links) error {
 	E := l.NumLinks()
 	x.links, x.gen = l, l.gen
 	x.pairMu.Lock()
-	x.pairK, x.pairs1Set = 0, false
+	x.pairK, x.pairs1Set, x.capSet = 0, false, false
 	x.pairMu.Unlock()
 	x.parent = grow(x.parent, E)
 	x.childPtr = grow(x.childPtr, l.Children+1)
@@ -220,12 +222,23 @@ func (x *linkIndex) build(l *Links) error {
 	}
 	x.pairs1 = pairIndex{ptr: l.Ptr[:l.Parents+1], child: l.Child[:E], cPtr: x.childPtr[:l.Children+1],
 		cSrc: x.childParent[:E], cPair: x.childLink[:E]}
-	x.buildCapsules(l)
 	return nil
 }
 
-// buildCapsules groups the links by capsule (see capPtr): a counting sort of
-// the links by child mod n, n = Children/Copies, in link order.
+// capsules returns the links grouped by capsule (see capPtr), building the
+// groups when the links changed since the last call.
+func (x *linkIndex) capsules() (ptr, link, inv []int32) {
+	x.pairMu.Lock()
+	defer x.pairMu.Unlock()
+	if !x.capSet {
+		x.buildCapsules(x.links)
+		x.capSet = true
+	}
+	return x.capPtr, x.capLink, x.capInv
+}
+
+// buildCapsules groups the links by capsule: a counting sort of the links by
+// child mod n, n = Children/Copies, in link order.
 func (x *linkIndex) buildCapsules(l *Links) {
 	E := l.NumLinks()
 	if l.Copies <= 1 {
