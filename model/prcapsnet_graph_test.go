@@ -221,26 +221,34 @@ func TestPRCapsGraphMUTAGShortRun(t *testing.T) {
 
 // The steady-state training step on a fixed batch of 16 graphs allocates
 // nothing (below 0.5 allocations per step on average), with and without
-// input dropout.
+// input dropout, and with the optional stem and coupling.
 func TestPRCapsGraphStepAllocatesNothing(t *testing.T) {
 	ds := embeddedMUTAG(t)
-	cfg, tc, _ := DefaultGraphConfig("prcapsnet")
 	idx := make([]int32, 16)
 	for i := range idx {
 		idx[i] = int32(3 * i)
 	}
-	for _, p := range []float64{0, 0.5} {
-		cfg.InputDropout = p
+	for _, tc := range []struct {
+		name string
+		edit func(*PRCapsConfig)
+	}{
+		{"default", func(*PRCapsConfig) {}},
+		{"input dropout", func(c *PRCapsConfig) { c.InputDropout = 0.5 }},
+		{"sum stem", func(c *PRCapsConfig) { c.Stem = "sum" }},
+		{"coupling over parents", func(c *PRCapsConfig) { c.Coupling = "parents" }},
+	} {
+		cfg, trainCfg, _ := DefaultGraphConfig("prcapsnet")
+		tc.edit(&cfg)
 		m, err := NewPRCapsGraphNet(ds, cfg, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		allocs, err := train.GraphStepAllocs(m, ds, idx, tc)
+		allocs, err := train.GraphStepAllocs(m, ds, idx, trainCfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if allocs != 0 {
-			t.Errorf("input dropout %v: steady-state graph training step allocates %.2f times", p, allocs)
+			t.Errorf("%s: steady-state graph training step allocates %.2f times", tc.name, allocs)
 		}
 	}
 }
