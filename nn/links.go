@@ -38,6 +38,9 @@ func (l *Links) Validate() error {
 		return fmt.Errorf("nn: links have %d parents but ptr of length %d ending at %d for %d children entries",
 			l.Parents, len(l.Ptr), l.Ptr[len(l.Ptr)-1], len(l.Child))
 	}
+	if l.Copies < 0 || l.Copies > 1 && l.Children%l.Copies != 0 {
+		return fmt.Errorf("nn: links have %d children, not %d copies of the same capsules", l.Children, l.Copies)
+	}
 	for j := 0; j < l.Parents; j++ {
 		if l.Ptr[j+1] < l.Ptr[j] {
 			return fmt.Errorf("nn: links ptr decreases at parent %d", j)

@@ -24,6 +24,15 @@ func TestNodeLinksAddsSelfLoops(t *testing.T) {
 	if bad.Validate() == nil {
 		t.Error("child out of range: no error")
 	}
+	for _, copies := range []int{-1, 2} {
+		odd := &Links{Parents: 1, Children: 3, Ptr: []int32{0, 1}, Child: []int32{0}, Copies: copies}
+		if odd.Validate() == nil {
+			t.Errorf("3 children as %d copies: no error", copies)
+		}
+	}
+	if ok := (&Links{Parents: 1, Children: 4, Ptr: []int32{0, 1}, Child: []int32{3}, Copies: 2}); ok.Validate() != nil {
+		t.Errorf("4 children as 2 copies: %v", ok.Validate())
+	}
 }
 
 // TestPairLayout checks the (link, perspective) layout against its
