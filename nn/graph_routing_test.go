@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -274,5 +275,34 @@ func TestClassLinksCapsuleGroups(t *testing.T) {
 	x.capsules()
 	if len(x.capPtr) != C*N+1 || &x.capLink[0] != &x.childLink[0] {
 		t.Errorf("without copies: %d groups, aliased %v", len(x.capPtr)-1, &x.capLink[0] == &x.childLink[0])
+	}
+	// And with copies again: the capsule groups get storage of their own
+	// and leave the child arrays intact.
+	child := append([]int32(nil), x.childLink...)
+	l.Copies = C
+	l.Changed()
+	if err := x.build(l); err != nil {
+		t.Fatal(err)
+	}
+	x.capsules()
+	if len(x.capPtr) != N+1 || !slices.Equal(x.childLink, child) {
+		t.Errorf("copies again: %d groups, child links %v, want %v", len(x.capPtr)-1, x.childLink, child)
+	}
+	// Links that outgrow childPtr but not childLink: the capsule groups
+	// must not reuse childLink, which childPtr's reallocation leaves in use.
+	small := &Links{Parents: 1, Children: 2, Ptr: []int32{0, 2}, Child: []int32{1, 0}}
+	y, err := newLinkIndex(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y.capsules()
+	small.Children, small.Copies, small.Child[0], small.Child[1] = 8, 2, 3, 4 // capsules 3 and 0
+	small.Changed()
+	if err := y.build(small); err != nil {
+		t.Fatal(err)
+	}
+	y.capsules()
+	if !slices.Equal(y.childLink, []int32{0, 1}) || !slices.Equal(y.capLink, []int32{1, 0}) {
+		t.Errorf("grown links: child links %v, capsule links %v; want [0 1] and [1 0]", y.childLink, y.capLink)
 	}
 }

@@ -246,10 +246,10 @@ func (x *linkIndex) buildCapsules(l *Links) {
 		return
 	}
 	n := int32(l.Children / l.Copies)
-	// Fresh slices: with Copies ≤ 1 they alias the child arrays.
-	if len(x.capPtr) > 0 && &x.capPtr[0] == &x.childPtr[0] {
-		x.capPtr, x.capLink, x.capInv = nil, nil, nil
-	}
+	// Fresh slices where they alias the child arrays (Copies ≤ 1 before).
+	x.capPtr = unalias(x.capPtr, x.childPtr)
+	x.capLink = unalias(x.capLink, x.childLink)
+	x.capInv = unalias(x.capInv, x.inv)
 	x.capPtr = grow(x.capPtr, int(n)+1)
 	clear(x.capPtr)
 	x.capLink = grow(x.capLink, E)
@@ -268,6 +268,14 @@ func (x *linkIndex) buildCapsules(l *Links) {
 		x.capLink[p] = int32(e)
 		x.capInv[e] = p
 	}
+}
+
+// unalias returns s, or nil when s shares its first element with t.
+func unalias(s, t []int32) []int32 {
+	if cap(s) > 0 && cap(t) > 0 && &s[:1][0] == &t[:1][0] {
+		return nil
+	}
+	return s
 }
 
 // linkCacheSize bounds the number of Links a layer keeps indices for: enough
