@@ -121,17 +121,24 @@ func TestPRCapsGraphEdgeCases(t *testing.T) {
 	}
 }
 
+// graphNetWithStem is the default graph network with the given stem.
+func graphNetWithStem(t *testing.T, ds *data.GraphDataset, stem string, seed uint64) *PRCapsGraphNet {
+	t.Helper()
+	cfg, _, _ := DefaultGraphConfig("prcapsnet")
+	cfg.Stem = stem
+	m, err := NewPRCapsGraphNet(ds, cfg, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // In evaluation mode a graph's logits do not depend on the rest of its
 // batch (block-diagonal batching, per-graph routing), with either stem.
 func TestPRCapsGraphBatchIndependence(t *testing.T) {
 	ds := embeddedMUTAG(t)
 	for _, stem := range []string{"gcn", "sum"} {
-		cfg, _, _ := DefaultGraphConfig("prcapsnet")
-		cfg.Stem = stem
-		m, err := NewPRCapsGraphNet(ds, cfg, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := graphNetWithStem(t, ds, stem, 2)
 		var b data.GraphBatch
 		var tp autodiff.Tape[float32]
 		tp.NoGrad = true
@@ -161,12 +168,7 @@ func TestPRCapsGraphSumStemOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stem := range []string{"gcn", "sum"} {
-		cfg, _, _ := DefaultGraphConfig("prcapsnet")
-		cfg.Stem = stem
-		m, err := NewPRCapsGraphNet(ds, cfg, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := graphNetWithStem(t, ds, stem, 0)
 		m.prepare(&b)
 		ones := 0
 		for _, w := range m.a.Data {

@@ -250,19 +250,19 @@ func TestClassLinksCapsuleGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	N := int(graphTestSeg[len(graphTestSeg)-1])
-	x.capsules()
-	if len(x.capPtr) != N+1 {
-		t.Fatalf("%d capsule groups, want %d", len(x.capPtr)-1, N)
+	capPtr, capLink, capInv := x.capsules()
+	if len(capPtr) != N+1 {
+		t.Fatalf("%d capsule groups, want %d", len(capPtr)-1, N)
 	}
 	for i := 0; i < N; i++ {
-		lo, hi := x.capPtr[i], x.capPtr[i+1]
+		lo, hi := capPtr[i], capPtr[i+1]
 		if hi-lo != C {
 			t.Fatalf("node %d: %d links, want %d", i, hi-lo, C)
 		}
 		for c := 0; c < C; c++ {
-			e := x.capLink[lo+int32(c)]
-			if l.Child[e] != int32(c*N+i) || x.capInv[e] != lo+int32(c) {
-				t.Errorf("node %d, class %d: link %d (child %d, inv %d)", i, c, e, l.Child[e], x.capInv[e])
+			e := capLink[lo+int32(c)]
+			if l.Child[e] != int32(c*N+i) || capInv[e] != lo+int32(c) {
+				t.Errorf("node %d, class %d: link %d (child %d, inv %d)", i, c, e, l.Child[e], capInv[e])
 			}
 		}
 	}
@@ -272,9 +272,9 @@ func TestClassLinksCapsuleGroups(t *testing.T) {
 	if err := x.build(l); err != nil {
 		t.Fatal(err)
 	}
-	x.capsules()
-	if len(x.capPtr) != C*N+1 || &x.capLink[0] != &x.childLink[0] {
-		t.Errorf("without copies: %d groups, aliased %v", len(x.capPtr)-1, &x.capLink[0] == &x.childLink[0])
+	capPtr, capLink, _ = x.capsules()
+	if len(capPtr) != C*N+1 || &capLink[0] != &x.childLink[0] {
+		t.Errorf("without copies: %d groups, aliased %v", len(capPtr)-1, &capLink[0] == &x.childLink[0])
 	}
 	// And with copies again: the capsule groups get storage of their own
 	// and leave the child arrays intact.
@@ -284,9 +284,9 @@ func TestClassLinksCapsuleGroups(t *testing.T) {
 	if err := x.build(l); err != nil {
 		t.Fatal(err)
 	}
-	x.capsules()
-	if len(x.capPtr) != N+1 || !slices.Equal(x.childLink, child) {
-		t.Errorf("copies again: %d groups, child links %v, want %v", len(x.capPtr)-1, x.childLink, child)
+	capPtr, _, _ = x.capsules()
+	if len(capPtr) != N+1 || !slices.Equal(x.childLink, child) {
+		t.Errorf("copies again: %d groups, child links %v, want %v", len(capPtr)-1, x.childLink, child)
 	}
 	// Links that outgrow childPtr but not childLink: the capsule groups
 	// must not reuse childLink, which childPtr's reallocation leaves in use.
@@ -301,8 +301,8 @@ func TestClassLinksCapsuleGroups(t *testing.T) {
 	if err := y.build(small); err != nil {
 		t.Fatal(err)
 	}
-	y.capsules()
-	if !slices.Equal(y.childLink, []int32{0, 1}) || !slices.Equal(y.capLink, []int32{1, 0}) {
-		t.Errorf("grown links: child links %v, capsule links %v; want [0 1] and [1 0]", y.childLink, y.capLink)
+	_, capLink, _ = y.capsules()
+	if !slices.Equal(y.childLink, []int32{0, 1}) || !slices.Equal(capLink, []int32{1, 0}) {
+		t.Errorf("grown links: child links %v, capsule links %v; want [0 1] and [1 0]", y.childLink, capLink)
 	}
 }

@@ -24,10 +24,10 @@ type linkIndex struct {
 	// childParent[q] is the parent of link childLink[q].
 	childParent []int32
 	// capPtr, capLink and capInv group the links as childPtr, childLink
-	// and inv do, but by capsule: with Links.Copies > 1 the copies c·n + i
-	// of capsule i form one group; otherwise they alias the child arrays.
-	// CouplingOverParents normalises over these groups. Built on first use
-	// (capsules), under pairMu; capSet is false until then.
+	// and inv do, but by capsule, for Links.Copies > 1: the copies c·n + i
+	// of capsule i form one group. CouplingOverParents normalises over
+	// these groups (capsules). Built on first use, under pairMu; capSet is
+	// false until then.
 	capPtr, capLink, capInv []int32
 	capSet                  bool
 	// self is the identity linking of the children (parent i has the single
@@ -225,13 +225,18 @@ func (x *linkIndex) build(l *Links) error {
 	return nil
 }
 
-// capsules returns the links grouped by capsule (see capPtr), building the
-// groups when the links changed since the last call.
+// capsules returns the links grouped by capsule: the child grouping
+// itself without copies, else capPtr, capLink and capInv, built when the
+// links changed since the last call.
 func (x *linkIndex) capsules() (ptr, link, inv []int32) {
+	l := x.links
+	if l.Copies <= 1 {
+		return x.childPtr[:l.Children+1], x.childLink[:l.NumLinks()], x.inv[:l.NumLinks()]
+	}
 	x.pairMu.Lock()
 	defer x.pairMu.Unlock()
 	if !x.capSet {
-		x.buildCapsules(x.links)
+		x.buildCapsules(l)
 		x.capSet = true
 	}
 	return x.capPtr, x.capLink, x.capInv
@@ -241,15 +246,7 @@ func (x *linkIndex) capsules() (ptr, link, inv []int32) {
 // child mod n, n = Children/Copies, in link order.
 func (x *linkIndex) buildCapsules(l *Links) {
 	E := l.NumLinks()
-	if l.Copies <= 1 {
-		x.capPtr, x.capLink, x.capInv = x.childPtr[:l.Children+1], x.childLink[:E], x.inv[:E]
-		return
-	}
 	n := int32(l.Children / l.Copies)
-	// Fresh slices where they alias the child arrays (Copies ≤ 1 before).
-	x.capPtr = unalias(x.capPtr, x.childPtr)
-	x.capLink = unalias(x.capLink, x.childLink)
-	x.capInv = unalias(x.capInv, x.inv)
 	x.capPtr = grow(x.capPtr, int(n)+1)
 	clear(x.capPtr)
 	x.capLink = grow(x.capLink, E)
@@ -268,14 +265,6 @@ func (x *linkIndex) buildCapsules(l *Links) {
 		x.capLink[p] = int32(e)
 		x.capInv[e] = p
 	}
-}
-
-// unalias returns s, or nil when s shares its first element with t.
-func unalias(s, t []int32) []int32 {
-	if cap(s) > 0 && cap(t) > 0 && &s[:1][0] == &t[:1][0] {
-		return nil
-	}
-	return s
 }
 
 // linkCacheSize bounds the number of Links a layer keeps indices for: enough
