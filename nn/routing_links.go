@@ -192,30 +192,13 @@ func (x *linkIndex) build(l *Links) error {
 	x.pairK, x.pairs1Set, x.capSet = 0, false, false
 	x.pairMu.Unlock()
 	x.parent = grow(x.parent, E)
-	x.childPtr = grow(x.childPtr, l.Children+1)
-	clear(x.childPtr)
-	x.childLink = grow(x.childLink, E)
-	x.inv = grow(x.inv, E)
 	for j := 0; j < l.Parents; j++ {
 		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
 			x.parent[e] = int32(j)
 		}
 	}
-	for _, c := range l.Child {
-		x.childPtr[c+1]++
-	}
-	for i := 0; i < l.Children; i++ {
-		x.childPtr[i+1] += x.childPtr[i]
-	}
 	x.fill = grow(x.fill, l.Children)
-	fill := x.fill
-	copy(fill, x.childPtr[:l.Children])
-	for e, c := range l.Child {
-		p := fill[c]
-		fill[c]++
-		x.childLink[p] = int32(e)
-		x.inv[e] = p
-	}
+	x.childPtr, x.childLink, x.inv = groupLinks(x.childPtr, x.childLink, x.inv, x.fill, l.Child[:E], int32(l.Children))
 	x.childParent = grow(x.childParent, E)
 	for q, e := range x.childLink[:E] {
 		x.childParent[q] = x.parent[e]
@@ -242,29 +225,42 @@ func (x *linkIndex) capsules() (ptr, link, inv []int32) {
 	return x.capPtr, x.capLink, x.capInv
 }
 
-// buildCapsules groups the links by capsule: a counting sort of the links by
-// child mod n, n = Children/Copies, in link order.
+// buildCapsules groups the links by capsule, child mod Children/Copies.
 func (x *linkIndex) buildCapsules(l *Links) {
-	E := l.NumLinks()
-	n := int32(l.Children / l.Copies)
-	x.capPtr = grow(x.capPtr, int(n)+1)
-	clear(x.capPtr)
-	x.capLink = grow(x.capLink, E)
-	x.capInv = grow(x.capInv, E)
-	for _, c := range l.Child {
-		x.capPtr[c%n+1]++
+	x.capPtr, x.capLink, x.capInv = groupLinks(x.capPtr, x.capLink, x.capInv, x.fill, l.Child[:l.NumLinks()], int32(l.Children/l.Copies))
+}
+
+// groupLinks counting-sorts the links e = 0 … len(child)−1 into n groups by
+// child[e] mod n, keeping link order within a group, into ptr (n+1 group
+// starts), link (the links group by group) and inv (each link's position in
+// link), reusing their storage; fill is scratch of at least n entries.
+// Grouping by child takes n = Children (no child reaches n, so no division),
+// by capsule n = Children/Copies.
+func groupLinks(ptr, link, inv, fill, child []int32, n int32) ([]int32, []int32, []int32) {
+	key := func(c int32) int32 {
+		if c >= n {
+			c %= n
+		}
+		return c
 	}
-	for i := int32(0); i < n; i++ {
-		x.capPtr[i+1] += x.capPtr[i]
+	ptr = grow(ptr, int(n)+1)
+	clear(ptr)
+	link = grow(link, len(child))
+	inv = grow(inv, len(child))
+	for _, c := range child {
+		ptr[key(c)+1]++
 	}
-	fill := x.fill[:n]
-	copy(fill, x.capPtr[:n])
-	for e, c := range l.Child {
-		p := fill[c%n]
-		fill[c%n]++
-		x.capLink[p] = int32(e)
-		x.capInv[e] = p
+	for i := range n {
+		ptr[i+1] += ptr[i]
 	}
+	fill = fill[:n]
+	copy(fill, ptr[:n])
+	for e, c := range child {
+		k := key(c)
+		link[fill[k]], inv[e] = int32(e), fill[k]
+		fill[k]++
+	}
+	return ptr, link, inv
 }
 
 // linkCacheSize bounds the number of Links a layer keeps indices for: enough
