@@ -45,6 +45,9 @@ func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.No
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("model: prcapsnet: %w", err)
 	}
+	if cfg.RoutingInit == "torch-graph" {
+		return nil, fmt.Errorf("model: prcapsnet: routing init torch-graph applies to the graph network only")
+	}
 	feats := ds.X
 	if cfg.NormalizeFeatures {
 		feats = data.RowNormalize(feats)
@@ -81,6 +84,7 @@ func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.No
 			rc := nn.DefaultRoutingConfig()
 			rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = dims, cfg.K, cfg.Iters, act, cfg.DetachB
 			rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
+			rc.Init = cfg.predictionInit(false)
 			if cfg.Routing == "pcr" {
 				rc.Kind, rc.K = nn.PCR, 1
 			}

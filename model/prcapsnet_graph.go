@@ -130,6 +130,7 @@ func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*P
 	if cfg.Coupling == "parents" {
 		rc.Coupling = nn.CouplingOverParents
 	}
+	rc.Init = cfg.predictionInit(false)
 	for l := 0; l < cfg.Layers; l++ {
 		r, err := nn.NewRouting[float32](fmt.Sprintf("routing%d", l), rc, rng)
 		if err != nil {
@@ -137,6 +138,7 @@ func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*P
 		}
 		m.node = append(m.node, r)
 	}
+	rc.Init = cfg.predictionInit(true)
 	if m.graph, err = nn.NewGraphRouting[float32]("graph_routing", rc, ds.NumClasses, rng); err != nil {
 		return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
 	}

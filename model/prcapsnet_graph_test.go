@@ -310,6 +310,7 @@ func TestPRCapsGraphRejectsUnsupported(t *testing.T) {
 		func(c *PRCapsConfig) { c.ClassifierScale = math.Inf(1) },
 		func(c *PRCapsConfig) { c.InputDropout = 1 },
 		func(c *PRCapsConfig) { c.InputDropout = -0.1 },
+		func(c *PRCapsConfig) { c.RoutingInit = "zeros" },
 	} {
 		cfg, _, _ := DefaultGraphConfig("prcapsnet")
 		f(&cfg)
@@ -319,6 +320,40 @@ func TestPRCapsGraphRejectsUnsupported(t *testing.T) {
 	}
 	if _, _, err := DefaultGraphConfig("gcn"); err == nil {
 		t.Error("unknown graph model accepted")
+	}
+}
+
+// RoutingInit reaches the layers it names: "torch-graph" draws only the
+// graph-level layer's prediction weights from U(±1/√fan_in), "torch" the
+// node-level layers' too; by default every layer starts near I.
+func TestPRCapsGraphRoutingInit(t *testing.T) {
+	ds := embeddedMUTAG(t)
+	nearI := func(w *autodiff.Var[float32]) bool { // every diagonal entry within 0.05 of 1
+		for i := 0; i < w.Value.Rows; i++ {
+			if math.Abs(float64(w.Value.Data[i*w.Value.Cols+i])-1) > 0.05 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, tc := range []struct {
+		init        string
+		node, graph bool // near I
+	}{{"identity", true, true}, {"torch", false, false}, {"torch-graph", true, false}} {
+		cfg, _, _ := DefaultGraphConfig("prcapsnet")
+		cfg.RoutingInit = tc.init
+		m, err := NewPRCapsGraphNet(ds, cfg, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := nearI(m.node[0].Wsph[0]) && nearI(m.node[0].Weuc[0]); got != tc.node {
+			t.Errorf("%s: node-level weights near I: %v, want %v", tc.init, got, tc.node)
+		}
+		for c := range m.graph.Wsph {
+			if got := nearI(m.graph.Wsph[c][1]) && nearI(m.graph.Weuc[c][1]); got != tc.graph {
+				t.Errorf("%s: class %d's weights near I: %v, want %v", tc.init, c, got, tc.graph)
+			}
+		}
 	}
 }
 

@@ -96,6 +96,8 @@ func TestPRCapsNetRejectsBadConfig(t *testing.T) {
 		func(c *PRCapsConfig) { c.Stem = "gin" },
 		func(c *PRCapsConfig) { c.InputDropout = 1 },
 		func(c *PRCapsConfig) { c.Dropout = -0.5 },
+		func(c *PRCapsConfig) { c.RoutingInit = "zeros" },
+		func(c *PRCapsConfig) { c.RoutingInit = "torch-graph" }, // no graph-level layer here
 	} {
 		cfg := DefaultPRCapsConfig()
 		edit(&cfg)

@@ -32,8 +32,8 @@ const MaxGraphClasses = 64
 //
 // Class 0's prediction weights are the embedded Routing's Wsph, Weuc and B
 // (Wsph[0], Weuc[0], B[0] alias them); the gate parameters and ρ_k are the
-// embedded Routing's. Initialisation as in NewRouting: I + U(±0.05) per
-// class and perspective, zero biases.
+// embedded Routing's. Initialisation as in NewRouting (cfg.Init; by default
+// I + U(±0.05)) per class and perspective, zero biases.
 type GraphRouting[T autodiff.Float] struct {
 	*Routing[T]
 	Classes int
@@ -65,9 +65,9 @@ func NewGraphRouting[T autodiff.Float](name string, cfg RoutingConfig, classes i
 		var ws, we, bs []*autodiff.Var[T]
 		for k := 0; k < r.K; k++ {
 			w := autodiff.NewParam[T](fmt.Sprintf("%s.class%d.wsph%d", name, c, k), t, t)
-			nearIdentity(w, rng)
+			initPrediction(w, r.Cfg.Init, rng)
 			e := autodiff.NewParam[T](fmt.Sprintf("%s.class%d.weuc%d", name, c, k), s, s)
-			nearIdentity(e, rng)
+			initPrediction(e, r.Cfg.Init, rng)
 			ws, we = append(ws, w), append(we, e)
 			bs = append(bs, autodiff.NewParam[T](fmt.Sprintf("%s.class%d.bias%d", name, c, k), 1, d))
 		}
@@ -79,14 +79,6 @@ func NewGraphRouting[T autodiff.Float](name string, cfg RoutingConfig, classes i
 		g.allB = append(g.allB, g.B[c]...)
 	}
 	return g, nil
-}
-
-// nearIdentity sets the square p to I + U(±0.05).
-func nearIdentity[T autodiff.Float](p *autodiff.Var[T], rng *rand.Rand) {
-	Uniform(p, -0.05, 0.05, rng)
-	for i := 0; i < p.Value.Rows; i++ {
-		p.Value.Data[i*p.Value.Cols+i] += 1
-	}
 }
 
 // Params lists the weight-decayed parameters: the embedded Routing's (class

@@ -240,6 +240,61 @@ func TestNewGraphRoutingValidation(t *testing.T) {
 	}
 }
 
+// Every prediction weight, of every class and perspective, follows
+// cfg.Init: I + U(±0.05) or U(±1/√fan_in); the biases start at 0.
+func TestGraphRoutingPredictionInit(t *testing.T) {
+	for _, init := range []PredictionInit{InitNearIdentity, InitTorch} {
+		cfg := DefaultRoutingConfig()
+		cfg.Dims, cfg.Init = manifold.Dims{S: 6, T: 3}, init
+		g, err := NewGraphRouting[float64]("g", cfg, 3, rand.New(rand.NewPCG(5, 5)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for c := range g.Wsph {
+			for k := range g.Wsph[c] {
+				for _, w := range []*autodiff.Var[float64]{g.Wsph[c][k], g.Weuc[c][k]} {
+					checkPredictionInit(t, w, init)
+				}
+				for _, b := range g.B[c][k].Value.Data {
+					if b != 0 {
+						t.Fatalf("%v: %s has %v", init, g.B[c][k].Name, b)
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkPredictionInit(t *testing.T, w *autodiff.Var[float64], init PredictionInit) {
+	t.Helper()
+	n := w.Value.Rows
+	bound := 1 / math.Sqrt(float64(n))
+	var offDiag float64 // largest |w_ij| off the diagonal
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := w.Value.Data[i*n+j]
+			want := 0.0
+			if i == j && init == InitNearIdentity {
+				want = 1
+			}
+			lim := 0.05
+			if init == InitTorch {
+				lim = bound
+			}
+			if math.Abs(v-want) > lim {
+				t.Fatalf("%v: %s[%d,%d] = %v, want within %v of %v", init, w.Name, i, j, v, lim, want)
+			}
+			if i != j {
+				offDiag = max(offDiag, math.Abs(v))
+			}
+		}
+	}
+	// The torch draws fill their range; near-identity noise stays small.
+	if init == InitTorch && offDiag < 0.5*bound || init == InitNearIdentity && offDiag > 0.05 {
+		t.Fatalf("%v: %s: largest off-diagonal |w| = %v (bound %v)", init, w.Name, offDiag, bound)
+	}
+}
+
 // With Links.Copies the links group by capsule: node i's group holds the
 // links of its C class parents, in class order, and no other.
 func TestClassLinksCapsuleGroups(t *testing.T) {

@@ -59,6 +59,32 @@ func (c Coupling) String() string {
 	return fmt.Sprintf("Coupling(%d)", int(c))
 }
 
+// PredictionInit selects how a routing layer initialises its prediction
+// weights W^sph_k and W^euc_k.
+type PredictionInit int
+
+const (
+	// InitNearIdentity is I + U(±0.05) (default): routing starts as a
+	// near-identity map of each child, and the noise breaks the symmetry
+	// between perspectives.
+	InitNearIdentity PredictionInit = iota
+	// InitTorch is U(±1/√fan_in), PyTorch's default for nn.Linear, which
+	// the authors' node code's prediction layer (one nn.Linear for all
+	// perspectives) gets.
+	InitTorch
+)
+
+// String returns "identity" or "torch".
+func (p PredictionInit) String() string {
+	switch p {
+	case InitNearIdentity:
+		return "identity"
+	case InitTorch:
+		return "torch"
+	}
+	return fmt.Sprintf("PredictionInit(%d)", int(p))
+}
+
 // RoutingConfig configures a routing layer (DESIGN §5, Algorithm 1).
 type RoutingConfig struct {
 	// Dims is the capsule manifold Q_{s,t} of children and parents.
@@ -85,6 +111,8 @@ type RoutingConfig struct {
 	PerspectiveBetas []float64
 	// AlignDim is d_align of Eq. (feature_alignment).
 	AlignDim int
+	// Init is the prediction weights' initialisation (biases start at 0).
+	Init PredictionInit
 }
 
 // DefaultRoutingConfig is ACR with s = t = 9, K = 4, T = 3, squash, coupling
@@ -129,9 +157,9 @@ func perspectiveBetas(cfg RoutingConfig, k int) []float64 {
 // Parameters (row convention: a tangent row vector times a weight matrix):
 //   - Wsph[k] (t×t), Weuc[k] (s×s), B[k] (1×d): ξ_{i,k} =
 //     (wrap_{r_k}(a_{i,T}·Wsph[k]), a_{i,S}·Weuc[k]) + B[k], so Wsph[k] is
-//     the transpose of the paper's W^sph_k. Initialised to I + U(±0.05)
-//     (routing starts as a near-identity map; the noise breaks the symmetry
-//     between perspectives) and B[k] = 0.
+//     the transpose of the paper's W^sph_k. Initialised per cfg.Init, by
+//     default to I + U(±0.05) (routing starts as a near-identity map; the
+//     noise breaks the symmetry between perspectives), and B[k] = 0.
 //   - Rho[k] (ACR): β_k = −softplus(ρ_k) − 1e-4, initial β_k from
 //     PerspectiveBetas.
 //   - AlignA, AlignZ (d×(K·d_align)): the two halves of W^align_k for all k
@@ -201,6 +229,8 @@ func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand
 		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Activation)
 	case cfg.Coupling != CouplingOverChildren && cfg.Coupling != CouplingOverParents:
 		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Coupling)
+	case cfg.Init != InitNearIdentity && cfg.Init != InitTorch:
+		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Init)
 	}
 	K := cfg.K
 	if cfg.Kind == PCR {
@@ -208,17 +238,11 @@ func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand
 	}
 	r := &Routing[T]{Cfg: cfg, K: K}
 	s, t, d := cfg.Dims.S, cfg.Dims.T, cfg.Dims.Tangent()
-	nearIdentity := func(p *autodiff.Var[T]) {
-		Uniform(p, -0.05, 0.05, rng)
-		for i := 0; i < p.Value.Rows; i++ {
-			p.Value.Data[i*p.Value.Cols+i] += 1
-		}
-	}
 	for k := 0; k < K; k++ {
 		ws := autodiff.NewParam[T](fmt.Sprintf("%s.wsph%d", name, k), t, t)
-		nearIdentity(ws)
+		initPrediction(ws, cfg.Init, rng)
 		we := autodiff.NewParam[T](fmt.Sprintf("%s.weuc%d", name, k), s, s)
-		nearIdentity(we)
+		initPrediction(we, cfg.Init, rng)
 		r.Wsph = append(r.Wsph, ws)
 		r.Weuc = append(r.Weuc, we)
 		r.B = append(r.B, autodiff.NewParam[T](fmt.Sprintf("%s.bias%d", name, k), 1, d))

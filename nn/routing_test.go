@@ -362,6 +362,7 @@ func TestNewRoutingValidation(t *testing.T) {
 		func(c *RoutingConfig) { c.Kind = 7 },
 		func(c *RoutingConfig) { c.Coupling = 3 },
 		func(c *RoutingConfig) { c.PerspectiveBetas = []float64{0.5} },
+		func(c *RoutingConfig) { c.Init = 2 },
 	} {
 		cfg := DefaultRoutingConfig()
 		f(&cfg)

@@ -69,6 +69,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.caps.Classifier, "classifier", def.Classifier, "prcapsnet: prcc or linear")
 	fs.Float64Var(&f.caps.ClassifierScale, "prcc-scale", def.ClassifierScale, "prcapsnet: PRCC's initial logit scale softplus(τ₀)")
 	fs.StringVar(&f.caps.Activation, "activation", def.Activation, "prcapsnet: tangent activation squash, tanh, relu or identity")
+	fs.StringVar(&f.caps.RoutingInit, "routing-init", def.RoutingInit, "prcapsnet: initialisation of the routing layers' prediction weights: identity (I + U(±0.05)), torch (U(±1/√fan_in), PyTorch's nn.Linear default) or, in the graph network, torch-graph (torch in the graph-level layer only)")
 	fs.StringVar(&f.caps.Coupling, "coupling", def.Coupling, "prcapsnet: coupling: children (softmax over the children of each parent) or parents (over the parents of each child, classic CapsNet; in the graph network a class capsule then sums its graph's nodes)")
 	fs.BoolVar(&f.caps.DetachB, "detach-b", false, "prcapsnet: stop gradients through the routing logits (CapsGNN style)")
 	fs.BoolVar(&f.caps.NoC, "no-gate-c", false, "prcapsnet: remove the gate's curvature-compatibility term")
