@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/nn"
@@ -24,20 +25,20 @@ type PRCapsNet struct {
 	dims  manifold.Dims
 	x     *nn.SparseInput[float32]
 	adj   *tensor.Adjacency[float32]
-	links *nn.Links
+	links *capsule.Links
 
 	stem *nn.GCNConv[float32]
 	proj *nn.Linear[float32]
 	norm *nn.LayerNorm[float32]
 	rho  *autodiff.Var[float32] // the network's curvature β = −softplus(ρ) − 1e-4
 
-	acr  []*nn.Routing[float32]
-	eucl []*nn.EuclideanRouting[float32]
-	tgcn []*nn.TangentGCN[float32]
+	acr  []*capsule.Routing[float32]
+	eucl []*capsule.EuclideanRouting[float32]
+	tgcn []*capsule.TangentGCN[float32]
 
-	prcc    *nn.PRCC[float32]
-	tangent *nn.TangentLinear[float32] // the "Linear" classifier variant: Linear(loĝ_o(v))
-	linear  *nn.Linear[float32]        // Caps only: a linear classifier on Euclidean capsules
+	prcc    *capsule.PRCC[float32]
+	tangent *capsule.TangentLinear[float32] // the "Linear" classifier variant: Linear(loĝ_o(v))
+	linear  *nn.Linear[float32]             // Caps only: a linear classifier on Euclidean capsules
 }
 
 // NewPRCapsNet builds the PR-CapsNet node network for ds with weights drawn from seed.
@@ -67,7 +68,7 @@ func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.No
 		dims:  dims,
 		x:     nn.NewSparseInput(x),
 		adj:   tensor.NewAdjacency(&a),
-		links: nn.NodeLinks(ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src),
+		links: capsule.NodeLinks(ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src),
 		stem:  nn.NewGCNConv[float32]("stem", x.Cols, cfg.Hidden, rng),
 		proj:  nn.NewLinear[float32]("proj", cfg.Hidden, d, true, rng),
 		norm:  nn.NewLayerNorm[float32]("norm", d),
@@ -81,42 +82,42 @@ func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.No
 		name := fmt.Sprintf("routing%d", l)
 		switch cfg.Routing {
 		case "acr", "pcr":
-			rc := nn.DefaultRoutingConfig()
+			rc := capsule.DefaultRoutingConfig()
 			rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = dims, cfg.K, cfg.Iters, act, cfg.DetachB
 			rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
 			rc.Init = cfg.predictionInit(false)
 			if cfg.Routing == "pcr" {
-				rc.Kind, rc.K = nn.PCR, 1
+				rc.Kind, rc.K = capsule.PCR, 1
 			}
 			if cfg.Coupling == "parents" {
-				rc.Coupling = nn.CouplingOverParents
+				rc.Coupling = capsule.CouplingOverParents
 			}
-			r, err := nn.NewRouting[float32](name, rc, rng)
+			r, err := capsule.NewRouting[float32](name, rc, rng)
 			if err != nil {
 				return nil, fmt.Errorf("model: prcapsnet: %w", err)
 			}
 			m.acr = append(m.acr, r)
 		case "euclidean":
-			ec := nn.DefaultEuclideanRoutingConfig()
+			ec := capsule.DefaultEuclideanRoutingConfig()
 			ec.Iters, ec.DetachB = cfg.Iters, cfg.DetachB
 			if cfg.Coupling == "parents" {
-				ec.Coupling = nn.CouplingOverParents
+				ec.Coupling = capsule.CouplingOverParents
 			}
-			m.eucl = append(m.eucl, nn.NewEuclideanRouting[float32](name, d, ec, rng))
+			m.eucl = append(m.eucl, capsule.NewEuclideanRouting[float32](name, d, ec, rng))
 		case "none":
-			m.tgcn = append(m.tgcn, nn.NewTangentGCN[float32](name, dims, rng))
+			m.tgcn = append(m.tgcn, capsule.NewTangentGCN[float32](name, dims, rng))
 		}
 	}
 	switch {
 	case cfg.Classifier == "prcc":
-		m.prcc = nn.NewPRCC[float32]("prcc", dims, ds.NumClasses, rng)
+		m.prcc = capsule.NewPRCC[float32]("prcc", dims, ds.NumClasses, rng)
 		if err := m.prcc.SetScale(cfg.ClassifierScale); err != nil {
 			return nil, err
 		}
 	case cfg.Routing == "euclidean":
 		m.linear = nn.NewLinear[float32]("classifier", d, ds.NumClasses, true, rng)
 	default:
-		m.tangent = nn.NewTangentLinear[float32]("classifier", dims, ds.NumClasses, rng)
+		m.tangent = capsule.NewTangentLinear[float32]("classifier", dims, ds.NumClasses, rng)
 	}
 	return m, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/tensor"
@@ -153,9 +154,9 @@ func (c PRCapsConfig) validate() error {
 
 // predictionInit is the prediction-weight initialisation of the node-level
 // routing layers (graph false) or of the graph-level layer (graph true).
-func (c PRCapsConfig) predictionInit(graph bool) nn.PredictionInit {
+func (c PRCapsConfig) predictionInit(graph bool) capsule.PredictionInit {
 	if c.RoutingInit == "torch" || (graph && c.RoutingInit == "torch-graph") {
-		return nn.InitTorch
+		return capsule.InitTorch
 	}
-	return nn.InitNearIdentity
+	return capsule.InitNearIdentity
 }

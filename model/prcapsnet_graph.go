@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/nn"
@@ -78,10 +79,10 @@ type PRCapsGraphNet struct {
 	norm *nn.LayerNorm[float32]
 	rho  *autodiff.Var[float32]
 
-	node    []*nn.Routing[float32]
-	graph   *nn.GraphRouting[float32]
-	prcc    *nn.PRCC[float32]
-	tangent *nn.TangentLinear[float32]
+	node    []*capsule.Routing[float32]
+	graph   *capsule.GraphRouting[float32]
+	prcc    *capsule.PRCC[float32]
+	tangent *capsule.TangentLinear[float32]
 
 	// Buffers of the current batch: the propagation operator and the
 	// sparse node features (one-hot labels stay sparse: X·W is an SpMM,
@@ -92,8 +93,8 @@ type PRCapsGraphNet struct {
 	adj        tensor.Adjacency[float32]
 	x          nn.SparseInput[float32]
 	deg        []float64
-	links      nn.Links
-	classLinks nn.Links
+	links      capsule.Links
+	classLinks capsule.Links
 }
 
 // NewPRCapsGraphNet builds the graph network for ds with weights drawn from seed.
@@ -121,34 +122,34 @@ func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*P
 		norm: nn.NewLayerNorm[float32]("norm", d),
 		rho:  manifold.NewCurvatureParam[float32]("beta", -1),
 	}
-	rc := nn.DefaultRoutingConfig()
+	rc := capsule.DefaultRoutingConfig()
 	rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = dims, cfg.K, cfg.Iters, act, cfg.DetachB
 	rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
 	if cfg.Routing == "pcr" {
-		rc.Kind, rc.K = nn.PCR, 1
+		rc.Kind, rc.K = capsule.PCR, 1
 	}
 	if cfg.Coupling == "parents" {
-		rc.Coupling = nn.CouplingOverParents
+		rc.Coupling = capsule.CouplingOverParents
 	}
 	rc.Init = cfg.predictionInit(false)
 	for l := 0; l < cfg.Layers; l++ {
-		r, err := nn.NewRouting[float32](fmt.Sprintf("routing%d", l), rc, rng)
+		r, err := capsule.NewRouting[float32](fmt.Sprintf("routing%d", l), rc, rng)
 		if err != nil {
 			return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
 		}
 		m.node = append(m.node, r)
 	}
 	rc.Init = cfg.predictionInit(true)
-	if m.graph, err = nn.NewGraphRouting[float32]("graph_routing", rc, ds.NumClasses, rng); err != nil {
+	if m.graph, err = capsule.NewGraphRouting[float32]("graph_routing", rc, ds.NumClasses, rng); err != nil {
 		return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
 	}
 	if cfg.Classifier == "prcc" {
-		m.prcc = nn.NewPRCC[float32]("prcc", dims, ds.NumClasses, rng)
+		m.prcc = capsule.NewPRCC[float32]("prcc", dims, ds.NumClasses, rng)
 		if err := m.prcc.SetScale(cfg.ClassifierScale); err != nil {
 			return nil, err
 		}
 	} else {
-		m.tangent = nn.NewTangentLinear[float32]("classifier", dims, ds.NumClasses, rng)
+		m.tangent = capsule.NewTangentLinear[float32]("classifier", dims, ds.NumClasses, rng)
 	}
 	return m, nil
 }
@@ -161,8 +162,8 @@ func (m *PRCapsGraphNet) prepare(b *data.GraphBatch) {
 	m.batch, m.gen = b, b.Gen
 	m.cfg.stemOperatorInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
 	m.adj.Reset(&m.a)
-	nn.NodeLinksInto(&m.links, b.N, b.Ptr, b.Src)
-	nn.ClassLinksInto(&m.classLinks, b.Seg, m.classes)
+	capsule.NodeLinksInto(&m.links, b.N, b.Ptr, b.Src)
+	capsule.ClassLinksInto(&m.classLinks, b.Seg, m.classes)
 	m.x.Reset(&b.X)
 }
 

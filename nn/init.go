@@ -34,16 +34,3 @@ func Fill[T autodiff.Float](p *autodiff.Var[T], v float64) {
 		p.Value.Data[i] = T(v)
 	}
 }
-
-// initPrediction initialises the square prediction weight p (fan-in its
-// rows) per init: I + U(±0.05) or U(±1/√fan_in).
-func initPrediction[T autodiff.Float](p *autodiff.Var[T], init PredictionInit, rng *rand.Rand) {
-	if init == InitTorch {
-		TorchLinear(p, p.Value.Rows, rng)
-		return
-	}
-	Uniform(p, -0.05, 0.05, rng)
-	for i := 0; i < p.Value.Rows; i++ {
-		p.Value.Data[i*p.Value.Cols+i] += 1
-	}
-}

@@ -27,16 +27,17 @@ func NewLinear[T autodiff.Float](name string, in, out int, bias bool, rng *rand.
 
 // Forward records x·W + b on t.
 func (l *Linear[T]) Forward(t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.Var[T] {
-	return l.bias(t, autodiff.MatMul(t, x, l.W))
+	return l.AddBias(t, autodiff.MatMul(t, x, l.W))
 }
 
 // ForwardSparse records x·W + b for a sparse constant input x kept with its
 // transpose (see SparseInput): only the non-zeros of x are touched.
 func (l *Linear[T]) ForwardSparse(t *autodiff.Tape[T], x *tensor.Adjacency[T]) *autodiff.Var[T] {
-	return l.bias(t, autodiff.SpMMTransposed(t, x, l.W))
+	return l.AddBias(t, autodiff.SpMMTransposed(t, x, l.W))
 }
 
-func (l *Linear[T]) bias(t *autodiff.Tape[T], y *autodiff.Var[T]) *autodiff.Var[T] {
+// AddBias records y + b, or returns y when the layer has no bias.
+func (l *Linear[T]) AddBias(t *autodiff.Tape[T], y *autodiff.Var[T]) *autodiff.Var[T] {
 	if l.B == nil {
 		return y
 	}

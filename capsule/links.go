@@ -1,6 +1,10 @@
-package nn
+package capsule
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/prcaps/prcaps/nn"
+)
 
 // Links are the child→parent connections of a capsule routing layer, stored
 // parent-major (CSR by parent): the children of parent j are
@@ -69,7 +73,7 @@ func NodeLinks(n int, ptr, src []int32) *Links {
 func NodeLinksInto(dst *Links, n int, ptr, src []int32) *Links {
 	l := dst
 	l.Parents, l.Children = n, n
-	l.Ptr, l.Child = AppendSelfLoops(l.Ptr[:0], l.Child[:0], n, ptr, src)
+	l.Ptr, l.Child = nn.AppendSelfLoops(l.Ptr[:0], l.Child[:0], n, ptr, src)
 	l.Changed()
 	return l
 }

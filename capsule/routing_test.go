@@ -1,4 +1,4 @@
-package nn
+package capsule
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -257,8 +258,8 @@ func TestRoutingWeightsSumToOne(t *testing.T) {
 		r := newTestRouting[float64](t, cfg, 4)
 		x := []float64{0.3, -0.7, 0.9, 0.2}
 		for k := 0; k < r.K; k++ {
-			Fill(r.Wsph[k], 0)
-			Fill(r.Weuc[k], 0)
+			nn.Fill(r.Wsph[k], 0)
+			nn.Fill(r.Weuc[k], 0)
 			copy(r.B[k].Value.Data, x)
 		}
 		beta := -0.8

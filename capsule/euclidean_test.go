@@ -1,4 +1,4 @@
-package nn
+package capsule
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/nn"
 )
 
 // pccSquashRef is CapsNet's squash (paper Eq. caps_squashing_euclidean).
@@ -103,7 +104,7 @@ func pccCfgName(c EuclideanRoutingConfig) string {
 func pccRoutingSetup[T autodiff.Float](cfg EuclideanRoutingConfig, d int, seed uint64, nodeLevel bool) (*EuclideanRouting[T], *autodiff.Var[T], *Links) {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	r := NewEuclideanRouting[T]("eu", d, cfg, rng)
-	Uniform(r.B, -0.5, 0.5, rng)
+	nn.Uniform(r.B, -0.5, 0.5, rng)
 	var l *Links
 	if nodeLevel {
 		ptr, src := pccRandomGraph(rng, 9, 12)
@@ -221,7 +222,7 @@ func TestEuclideanRoutingInvariants(t *testing.T) {
 		t.Run(pccCfgName(cfg), func(t *testing.T) {
 			r, u, l := pccRoutingSetup[float32](cfg, d, 4, true)
 			// Scale the predictions up so that squash saturates.
-			Uniform(r.W, -2, 2, rand.New(rand.NewPCG(1, 2)))
+			nn.Uniform(r.W, -2, 2, rand.New(rand.NewPCG(1, 2)))
 			var tp autodiff.Tape[float32]
 			v, c := r.ForwardCouplings(&tp, u, l)
 			sums := make([]float64, max(l.Parents, l.Children))

@@ -1,6 +1,6 @@
 //go:build !purego
 
-package nn
+package capsule
 
 import "golang.org/x/sys/cpu"
 

@@ -1,4 +1,4 @@
-package nn
+package capsule
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
 )
 
 // PRCCTau0Init is the initial τ₀ of PRCC, log(e − 1), at which
@@ -128,14 +129,14 @@ func (c *PRCC[T]) Params() []*autodiff.Var[T] { return []*autodiff.Var[T]{c.W, c
 // the pole (Eq. tangent_space_mapping) go through an ordinary affine layer,
 // with no pseudo-metric and no curvature weighting.
 type TangentLinear[T autodiff.Float] struct {
-	Lin  *Linear[T] // d×classes, PyTorch nn.Linear initialisation
+	Lin  *nn.Linear[T] // d×classes, PyTorch nn.Linear initialisation
 	Dims manifold.Dims
 }
 
 // NewTangentLinear returns a TangentLinear for capsules on Q_{s,t}.
 func NewTangentLinear[T autodiff.Float](name string, dims manifold.Dims, classes int, rng *rand.Rand) *TangentLinear[T] {
 	dims.Validate()
-	return &TangentLinear[T]{Lin: NewLinear[T](name, dims.Tangent(), classes, true, rng), Dims: dims}
+	return &TangentLinear[T]{Lin: nn.NewLinear[T](name, dims.Tangent(), classes, true, rng), Dims: dims}
 }
 
 // Forward records Linear(loĝ_o(v)) for v of N×D; the result is N×classes.
@@ -154,7 +155,7 @@ func (c *TangentLinear[T]) ForwardPerClass(t *autodiff.Tape[T], v, beta *autodif
 // as GraphRouting.ForwardTangent returns it).
 func (c *TangentLinear[T]) ForwardPerClassTangent(t *autodiff.Tape[T], z *autodiff.Var[T]) *autodiff.Var[T] {
 	m := autodiff.MatMul(t, z, c.Lin.W)
-	return c.Lin.bias(t, prccPick(t, m))
+	return c.Lin.AddBias(t, prccPick(t, m))
 }
 
 // Params lists the classifier's parameters.

@@ -1,4 +1,4 @@
-package nn
+package capsule
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
 )
 
 // pccAlignRef is Align of paper Eq. alignment with DESIGN's ε floor and clip,
@@ -62,7 +63,7 @@ func pccPRCCSetup[T autodiff.Float](tc pccPRCCCase) (*PRCC[T], *autodiff.Var[T],
 	rng := rand.New(rand.NewPCG(tc.seed, 77))
 	c := NewPRCC[T]("prcc", tc.dims, tc.C, rng)
 	c.Tau0.Value.Data[0] += T(tc.tau0)
-	Uniform(c.B, -tc.b, tc.b, rng)
+	nn.Uniform(c.B, -tc.b, tc.b, rng)
 	v := pccLeaf[T]("v", tc.n, tc.dims.Ambient(), pccPoints(rng, tc.dims, tc.beta, tc.n), true)
 	beta := pccLeaf[T]("beta", 1, 1, []float64{tc.beta}, true)
 	return c, v, beta
@@ -152,7 +153,7 @@ func TestPRCCTauScalesWithRadius(t *testing.T) {
 	dims := manifold.Dims{S: 3, T: 2}
 	rng := rand.New(rand.NewPCG(8, 8))
 	c := NewPRCC[float64]("prcc", dims, 4, rng)
-	Uniform(c.B, -1, 1, rng)
+	nn.Uniform(c.B, -1, 1, rng)
 	n := 6
 	xi := make([][]float64, n)
 	for i := range xi {
@@ -239,7 +240,7 @@ func TestPRCCSingularCapsules(t *testing.T) {
 	r := manifold.Radius(beta0)
 	rng := rand.New(rand.NewPCG(9, 9))
 	c := NewPRCC[float64]("prcc", dims, 3, rng)
-	Uniform(c.B, -1, 1, rng)
+	nn.Uniform(c.B, -1, 1, rng)
 	light := []float64{0.6, 0.8, 1, 0} // g = −1 + 1 = 0
 	pole := manifold.ExpOVec([]float64{0, 0, 0, 0}, beta0, dims)
 	pts := append(append([]float64{}, pole...), manifold.ExpOVec(light, beta0, dims)...)

@@ -1,10 +1,11 @@
-package nn
+package capsule
 
 import (
 	"math/rand/v2"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -17,7 +18,7 @@ import (
 //
 // Â = D^−½(A+I)D^−½ from GCNNorm. The output lies on the same Q_{s,t}^β.
 type TangentGCN[T autodiff.Float] struct {
-	W    *autodiff.Var[T] // d×d, Glorot (as GCNConv)
+	W    *autodiff.Var[T] // d×d, nn.Glorot (as nn.GCNConv)
 	B    *autodiff.Var[T] // 1×d, zero
 	Dims manifold.Dims
 	// Act is the tangent activation σ; NewTangentGCN sets ActSquash, the
@@ -36,7 +37,7 @@ func NewTangentGCN[T autodiff.Float](name string, dims manifold.Dims, rng *rand.
 		Dims: dims,
 		Act:  manifold.ActSquash,
 	}
-	Glorot(g.W, rng)
+	nn.Glorot(g.W, rng)
 	return g
 }
 

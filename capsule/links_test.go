@@ -1,9 +1,16 @@
-package nn
+package capsule
 
 import (
 	"slices"
 	"testing"
 )
+
+// path4 is the undirected path 0-1-2-3 plus an isolated node 4 and a
+// self-loop on 3, as CSR by target (in-neighbours 0:{1} 1:{0,2} 2:{1,3}
+// 3:{2,3} 4:{}).
+func path4() (n int, ptr, src []int32) {
+	return 5, []int32{0, 1, 3, 5, 7, 7}, []int32{1, 0, 2, 1, 3, 2, 3}
+}
 
 func TestNodeLinksAddsSelfLoops(t *testing.T) {
 	n, ptr, src := path4() // 3 already has a self-loop, 4 is isolated

@@ -1,4 +1,4 @@
-package nn
+package capsule
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
 )
 
 // RoutingKind selects the routing algorithm of a capsule layer.
@@ -259,17 +260,17 @@ func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand
 	m := cfg.AlignDim
 	r.AlignA = autodiff.NewParam[T](name+".align_a", d, K*m)
 	r.AlignZ = autodiff.NewParam[T](name+".align_z", d, K*m)
-	TorchLinear(r.AlignA, 2*d, rng)
-	TorchLinear(r.AlignZ, 2*d, rng)
+	nn.TorchLinear(r.AlignA, 2*d, rng)
+	nn.TorchLinear(r.AlignZ, 2*d, rng)
 	r.AlignW = autodiff.NewParam[T](name+".align_w", K, m)
-	TorchLinear(r.AlignW, m, rng)
+	nn.TorchLinear(r.AlignW, m, rng)
 	r.WC = autodiff.NewParam[T](name+".wc", K, K)
-	Uniform(r.WC, -0.1, 0.1, rng)
+	nn.Uniform(r.WC, -0.1, 0.1, rng)
 	r.AlphaC = autodiff.NewParam[T](name+".alpha_curv", 1, 1)
 	r.AlphaA = autodiff.NewParam[T](name+".alpha_align", 1, 1)
 	r.AlphaR = autodiff.NewParam[T](name+".alpha_route", 1, 1)
 	for _, a := range []*autodiff.Var[T]{r.AlphaC, r.AlphaA, r.AlphaR} {
-		Fill(a, 1)
+		nn.Fill(a, 1)
 	}
 	return r, nil
 }

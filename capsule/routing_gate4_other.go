@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package nn
+package capsule
 
 // haveGate4AVX is false off amd64 (or with the purego tag): the gate runs
 // the Go kernels.

@@ -1,4 +1,4 @@
-package nn
+package capsule
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -55,10 +56,10 @@ func pccTGCNSetup[T autodiff.Float](tc pccTGCNCase) (*TangentGCN[T], *autodiff.V
 	rng := rand.New(rand.NewPCG(tc.seed, 13))
 	n := 9
 	ptr, src := pccRandomGraph(rng, n, 12)
-	adj := GCNNorm[T](n, ptr, src)
+	adj := nn.GCNNorm[T](n, ptr, src)
 	g := NewTangentGCN[T]("tg", tc.dims, rng)
 	g.Act = tc.act
-	Uniform(g.B, -0.5, 0.5, rng)
+	nn.Uniform(g.B, -0.5, 0.5, rng)
 	x := pccLeaf[T]("x", n, tc.dims.Ambient(), pccPoints(rng, tc.dims, tc.beta, n), true)
 	beta := pccLeaf[T]("beta", 1, 1, []float64{tc.beta}, true)
 	return g, x, beta, adj
@@ -78,7 +79,7 @@ func testTangentGCN[T autodiff.Float](t *testing.T) {
 			if y.Value.Rows != x.Value.Rows || y.Value.Cols != tc.dims.Ambient() {
 				t.Fatalf("output %d×%d", y.Value.Rows, y.Value.Cols)
 			}
-			adj64 := GCNNorm[float64](adj.A.Rows, adj.A.Indptr, adj.A.Indices)
+			adj64 := nn.GCNNorm[float64](adj.A.Rows, adj.A.Indptr, adj.A.Indices)
 			want := pccTangentGCNRef(pccData(x), tc.beta, adj64.A.ToDense(), pccData(g.W), pccData(g.B), tc.dims, tc.act)
 			pccCheckClose(t, "y", pccData(y), want, tol.fwd)
 			// Points on Q: |⟨y,y⟩ − β| ≤ 1e-5·(1+‖y‖²) (DESIGN §4).
@@ -129,7 +130,7 @@ func newPCCTGCNStep(n, m int) *pccTGCNStep {
 		g:   NewTangentGCN[float32]("tg", dims, rng),
 		x:   pccLeaf[float32]("x", n, dims.Ambient(), pccPoints(rng, dims, -1, n), true),
 		rho: manifold.NewCurvatureParam[float32]("rho", -1),
-		adj: GCNNorm[float32](n, ptr, src),
+		adj: nn.GCNNorm[float32](n, ptr, src),
 	}
 }
 

@@ -1,4 +1,4 @@
-package nn
+package capsule
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
 )
 
 // EuclideanRoutingConfig configures classic dynamic routing.
@@ -45,7 +46,7 @@ func DefaultEuclideanRoutingConfig() EuclideanRoutingConfig {
 // for Iters iterations, b starting at 0. Gradients flow through all
 // iterations unless DetachB.
 type EuclideanRouting[T autodiff.Float] struct {
-	W   *autodiff.Var[T] // d×d, Glorot
+	W   *autodiff.Var[T] // d×d, nn.Glorot
 	B   *autodiff.Var[T] // 1×d, zero
 	Cfg EuclideanRoutingConfig
 
@@ -66,7 +67,7 @@ func NewEuclideanRouting[T autodiff.Float](name string, d int, cfg EuclideanRout
 		B:   autodiff.NewParam[T](name+".bias", 1, d),
 		Cfg: cfg,
 	}
-	Glorot(r.W, rng)
+	nn.Glorot(r.W, rng)
 	return r
 }
 
