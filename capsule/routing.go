@@ -60,6 +60,27 @@ func (c Coupling) String() string {
 	return fmt.Sprintf("Coupling(%d)", int(c))
 }
 
+// MarshalText writes "children" or "parents" (for JSON configurations).
+func (c Coupling) MarshalText() ([]byte, error) {
+	if c != CouplingOverChildren && c != CouplingOverParents {
+		return nil, fmt.Errorf("capsule: invalid coupling %d", int(c))
+	}
+	return []byte(c.String()), nil
+}
+
+// UnmarshalText parses "children" or "parents".
+func (c *Coupling) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "children":
+		*c = CouplingOverChildren
+	case "parents":
+		*c = CouplingOverParents
+	default:
+		return fmt.Errorf("capsule: unknown coupling %q (want children or parents)", b)
+	}
+	return nil
+}
+
 // PredictionInit selects how a routing layer initialises its prediction
 // weights W^sph_k and W^euc_k.
 type PredictionInit int

@@ -307,6 +307,24 @@ func ParseActivation(s string) (Activation, error) {
 	return 0, fmt.Errorf("manifold: unknown tangent activation %q (want squash, tanh, relu or identity)", s)
 }
 
+// MarshalText writes the activation's name (for JSON configurations).
+func (a Activation) MarshalText() ([]byte, error) {
+	if a > ActIdentity {
+		return nil, fmt.Errorf("manifold: invalid activation %d", uint8(a))
+	}
+	return []byte(a.String()), nil
+}
+
+// UnmarshalText parses a name ParseActivation accepts.
+func (a *Activation) UnmarshalText(b []byte) error {
+	v, err := ParseActivation(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
 // squashScale is ‖ξ‖/(1+‖ξ‖²) written as 1/(s+1/s), exact for large s, and 0
 // at s = 0 (squash(ξ) = squashScale(‖ξ‖)·ξ).
 func squashScale(s float64) float64 {

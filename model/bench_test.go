@@ -1,10 +1,12 @@
-package model
+package model_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/prcaps/prcaps/model"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
@@ -27,9 +29,9 @@ func benchGCNCoraRun(b *testing.B, hidden int) {
 	split := data.RandomSplit(ds.Node.Y, 0, 0.6, 0.2)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		cfg := DefaultGCNConfig()
+		cfg := model.DefaultGCNConfig()
 		cfg.Hidden = hidden
-		m, err := NewGCN(ds.Node, cfg, 0)
+		m, err := model.NewGCN(cfg, model.NodeShape(ds.Node), 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -40,7 +42,7 @@ func benchGCNCoraRun(b *testing.B, hidden int) {
 }
 
 // BenchmarkPRCapsGraphMUTAGRun times the first fold of the graph protocol
-// (train.RunGraphProtocol) on the embedded MUTAG with DefaultGraphConfig
+// (train.RunGraphProtocol) on the embedded MUTAG with the default configuration and recipe
 // (100 epochs, batch 16, the validation graphs scored every epoch and the
 // test graphs once, from the selected epoch's parameters): ten of these are the MUTAG row of the
 // paper's Table 2.
@@ -49,11 +51,10 @@ func BenchmarkPRCapsGraphMUTAGRun(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg, tcfg, err := DefaultGraphConfig("prcapsnet")
-	if err != nil {
-		b.Fatal(err)
+	cfg, tcfg := model.DefaultPRCapsGraphConfig(), train.Recipe(data.GraphTask, "prcapsnet")
+	build := func(seed uint64) (model.GraphModel, error) {
+		return model.NewPRCapsGraphNet(cfg, model.GraphShape(ds.Graph), seed)
 	}
-	build := func(seed uint64) (train.GraphModel, error) { return NewPRCapsGraphNet(ds.Graph, cfg, seed) }
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if _, err := train.RunGraphProtocol(ds.Graph, build, train.GraphProtocol{OnlyFolds: 1}, tcfg, nil, nil); err != nil {
@@ -78,12 +79,9 @@ func BenchmarkPRCapsGraphPass(b *testing.B) {
 		idx[i] = int32(i)
 	}
 	slices.SortStableFunc(idx, func(x, y int32) int { return g.Graphs[x].Graph.N - g.Graphs[y].Graph.N })
-	cfg, _, err := DefaultGraphConfig("prcapsnet")
-	if err != nil {
-		b.Fatal(err)
-	}
+	cfg := model.DefaultPRCapsGraphConfig()
 	for _, graphs := range []int{1, 8, 32} {
-		m, err := NewPRCapsGraphNet(g, cfg, 1)
+		m, err := model.NewPRCapsGraphNet(cfg, model.GraphShape(g), 1)
 		if err != nil {
 			b.Fatal(err)
 		}

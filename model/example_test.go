@@ -12,20 +12,17 @@ import (
 // embedded MUTAG under the stratified 10-fold protocol of DESIGN §6, as
 // `prcaps train --task graph` runs it. The example trains 3 epochs a fold
 // to stay quick; the defaults train 100.
-func ExampleNewGraphModel() {
+func ExampleNewGraph() {
 	ds, err := data.Load("mutag", data.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	caps, cfg, err := model.DefaultGraphConfig("prcapsnet")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	// The model's default configuration (nil) and its training recipe.
+	cfg := train.Recipe(data.GraphTask, "prcapsnet")
 	cfg.Epochs = 3
-	build := func(seed uint64) (train.GraphModel, error) {
-		return model.NewGraphModel(ds.Graph, "prcapsnet", caps, seed)
+	build := func(seed uint64) (model.GraphModel, error) {
+		return model.NewGraph("prcapsnet", nil, model.GraphShape(ds.Graph), seed)
 	}
 	// Two folds train at once; the results are the same with any Parallel.
 	proto := train.GraphProtocol{Folds: 10, Parallel: 2}

@@ -11,17 +11,30 @@ import (
 	"github.com/prcaps/prcaps/tensor"
 )
 
-// GCNConfig configures the two-layer GCN of Kipf & Welling (2017).
-// Start from DefaultGCNConfig.
+func init() {
+	Register(Spec{
+		Name: "gcn", Task: data.NodeTask,
+		Summary: "two-layer GCN (Kipf & Welling 2017)",
+		Default: func() Config { c := DefaultGCNConfig(); return &c },
+		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
+			return NewGCN(*cfg.(*GCNConfig), shape, seed)
+		},
+	})
+}
+
+// GCNConfig configures the two-layer GCN of Kipf & Welling (2017). A zero
+// Hidden means 64; the zero value otherwise means no dropout, decay of the
+// first layer only and raw features, so start from DefaultGCNConfig for
+// the paper's setting.
 type GCNConfig struct {
-	Hidden  int     // hidden width (default 64)
-	Dropout float64 // dropout on the input features and the hidden layer (default 0.5)
+	Hidden  int     `opt:"hidden" help:"hidden width (default 64)"`
+	Dropout float64 `opt:"dropout" help:"dropout probability on the input features and the hidden layer (default 0.5)"`
 	// DecayAll applies weight decay to both layers; by default only the
 	// first layer is decayed, as in Kipf & Welling and PyG's example.
-	DecayAll bool
+	DecayAll bool `opt:"decay-all" help:"gcn: weight decay on both layers, not only the first"`
 	// NormalizeFeatures divides each node's features by their sum (default
 	// on, as Kipf & Welling's preprocessing and PyG's NormalizeFeatures).
-	NormalizeFeatures bool
+	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum (default: on for gcn, off for prcapsnet)"`
 }
 
 // DefaultGCNConfig is hidden 64, dropout 0.5, weight decay on the first
@@ -30,7 +43,16 @@ func DefaultGCNConfig() GCNConfig {
 	return GCNConfig{Hidden: 64, Dropout: 0.5, NormalizeFeatures: true}
 }
 
-func (c GCNConfig) validate() error {
+func (c GCNConfig) withDefaults() GCNConfig {
+	if c.Hidden == 0 {
+		c.Hidden = 64
+	}
+	return c
+}
+
+// Validate reports an invalid field.
+func (c GCNConfig) Validate() error {
+	c = c.withDefaults()
 	if c.Hidden < 1 {
 		return fmt.Errorf("hidden width %d must be positive", c.Hidden)
 	}
@@ -40,54 +62,52 @@ func (c GCNConfig) validate() error {
 	return nil
 }
 
-// GCN is dropout → GCNConv → ReLU → dropout → GCNConv over one graph.
+// GCN is dropout → GCNConv → ReLU → dropout → GCNConv.
 type GCN struct {
 	cfg          GCNConfig
-	x            *nn.SparseInput[float32]
-	adj          *tensor.Adjacency[float32]
+	shape        Shape
 	conv1, conv2 *nn.GCNConv[float32]
+	in           nodeInput
 }
 
-// NewGCN builds a GCN for ds with weights drawn from seed.
-func NewGCN(ds *data.NodeDataset, cfg GCNConfig, seed uint64) (*GCN, error) {
-	if err := cfg.validate(); err != nil {
-		return nil, fmt.Errorf("model: gcn: %w", err)
-	}
-	feats := ds.X
-	if cfg.NormalizeFeatures {
-		feats = data.RowNormalize(feats)
-	}
-	x, err := sparseFeatures(feats)
-	if err != nil {
-		return nil, fmt.Errorf("model: %s: %w", ds.Name, err)
+// NewGCN builds a GCN for shape with weights drawn from seed.
+func NewGCN(cfg GCNConfig, shape Shape, seed uint64) (*GCN, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	return &GCN{
 		cfg:   cfg,
-		x:     nn.NewSparseInput(x),
-		adj:   nn.GCNNorm[float32](ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src),
-		conv1: nn.NewGCNConv[float32]("conv1", x.Cols, cfg.Hidden, rng),
-		conv2: nn.NewGCNConv[float32]("conv2", cfg.Hidden, ds.NumClasses, rng),
+		shape: shape,
+		conv1: nn.NewGCNConv[float32]("conv1", shape.Features, cfg.Hidden, rng),
+		conv2: nn.NewGCNConv[float32]("conv2", cfg.Hidden, shape.Classes, rng),
+		in:    nodeInput{normalize: cfg.NormalizeFeatures, operator: gcnOperator},
 	}, nil
 }
 
-// sparseFeatures returns the features as CSR (dense features are converted once).
-func sparseFeatures(f data.Features) (*tensor.CSR[float32], error) {
-	switch {
-	case f.Sparse != nil:
-		return f.Sparse, nil
-	case f.Dense != nil:
-		return tensor.CSRFromDense(f.Dense), nil
-	}
-	return nil, fmt.Errorf("dataset has no node features")
+// gcnOperator is GCN's D^−½(A+I)D^−½.
+func gcnOperator(a *tensor.CSR[float32], g *data.Graph, deg *[]float64) {
+	nn.GCNNormInto(a, g.N, g.Ptr, g.Src, deg)
+}
+
+// hidden records the hidden layer, after its ReLU.
+func (m *GCN) hidden(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	m.in.prepare("gcn", m.shape, g, x)
+	xs := m.in.x.Apply(m.cfg.Dropout, rng, training)
+	return autodiff.ReLU(t, m.conv1.ForwardSparse(t, &m.in.adj, xs))
 }
 
 // Forward records the logits of every node.
-func (m *GCN) Forward(t *autodiff.Tape[float32], training bool, rng *rand.Rand) *autodiff.Var[float32] {
-	x := m.x.Apply(m.cfg.Dropout, rng, training)
-	h := autodiff.ReLU(t, m.conv1.ForwardSparse(t, m.adj, x))
+func (m *GCN) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	h := m.hidden(t, g, x, training, rng)
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
-	return m.conv2.Forward(t, m.adj, h)
+	return m.conv2.Forward(t, &m.in.adj, h)
+}
+
+// Embed records the hidden layer of every node (evaluation mode).
+func (m *GCN) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Features) *autodiff.Var[float32] {
+	return m.hidden(t, g, x, false, nil)
 }
 
 // Groups returns conv1 (decayed) and conv2 (decayed only with DecayAll).

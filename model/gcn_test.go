@@ -1,20 +1,13 @@
-package model
+package model_test
 
 import (
 	"testing"
 
+	"github.com/prcaps/prcaps/model"
+
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/train"
 )
-
-func embeddedCora(t *testing.T) *data.NodeDataset {
-	t.Helper()
-	ds, err := data.Load("cora", data.Options{Root: t.TempDir()}) // empty root: the embedded copy
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds.Node
-}
 
 // TestGCNCoraPublicSplit trains Kipf & Welling's setting once: they report
 // 81.5 %; a single seed lands within a point or two of it.
@@ -22,8 +15,8 @@ func TestGCNCoraPublicSplit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains for 200 epochs")
 	}
-	ds := embeddedCora(t)
-	m, err := NewGCN(ds, DefaultGCNConfig(), 0)
+	ds := model.LoadEmbeddedCora(t)
+	m, err := model.NewGCN(model.DefaultGCNConfig(), model.NodeShape(ds), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,19 +25,19 @@ func TestGCNCoraPublicSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.TestAcc < 0.79 {
-		t.Errorf("GCN on Cora's public split: test accuracy %.4f < 0.79", r.TestAcc)
+		t.Errorf("model.GCN on Cora's public split: test accuracy %.4f < 0.79", r.TestAcc)
 	}
 	t.Logf("test %.4f at epoch %d (val %.4f), %.2fs", r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
 }
 
 func TestGCNRejectsBadConfig(t *testing.T) {
-	ds := embeddedCora(t)
-	for _, cfg := range []GCNConfig{{Hidden: 0, Dropout: 0.5}, {Hidden: 8, Dropout: 1}, {Hidden: 8, Dropout: -0.1}} {
-		if _, err := NewGCN(ds, cfg, 0); err == nil {
+	ds := model.LoadEmbeddedCora(t)
+	for _, cfg := range []model.GCNConfig{{Hidden: -1, Dropout: 0.5}, {Hidden: 8, Dropout: 1}, {Hidden: 8, Dropout: -0.1}} {
+		if _, err := model.NewGCN(cfg, model.NodeShape(ds), 0); err == nil {
 			t.Errorf("config %+v: no error", cfg)
 		}
 	}
-	if _, err := NewGCN(&data.NodeDataset{Name: "empty", Graph: ds.Graph, NumClasses: 2}, DefaultGCNConfig(), 0); err == nil {
+	if _, err := model.NewNode("gcn", nil, model.NodeShape(&data.NodeDataset{Name: "empty", Graph: ds.Graph, NumClasses: 2}), 0); err == nil {
 		t.Error("dataset without features: no error")
 	}
 }
@@ -53,8 +46,8 @@ func TestGCNRejectsBadConfig(t *testing.T) {
 // (forward, loss, backward, optimiser step, evaluation) allocates nothing
 // (the median over epochs; see train.StepAllocs).
 func TestGCNStepAllocatesNothing(t *testing.T) {
-	ds := embeddedCora(t)
-	m, err := NewGCN(ds, DefaultGCNConfig(), 0)
+	ds := model.LoadEmbeddedCora(t)
+	m, err := model.NewGCN(model.DefaultGCNConfig(), model.NodeShape(ds), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +56,6 @@ func TestGCNStepAllocatesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if allocs != 0 {
-		t.Errorf("steady-state GCN training step allocates %.1f times", allocs)
+		t.Errorf("steady-state model.GCN training step allocates %.1f times", allocs)
 	}
 }

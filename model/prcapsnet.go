@@ -10,9 +10,18 @@ import (
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/optim"
-	"github.com/prcaps/prcaps/tensor"
-	"github.com/prcaps/prcaps/train"
 )
+
+func init() {
+	Register(Spec{
+		Name: "prcapsnet", Task: data.NodeTask,
+		Summary: "PR-CapsNet node network and its ablation variants (Qin et al., WSDM 2026)",
+		Default: func() Config { c := DefaultPRCapsConfig(); return &c },
+		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
+			return NewPRCapsNet(*cfg.(*PRCapsConfig), shape, seed)
+		},
+	})
+}
 
 // PRCapsNet is the PR-CapsNet node network (DESIGN §5) and, through its
 // configuration, every ablation variant:
@@ -22,10 +31,9 @@ import (
 //	capsule whose children are its in-neighbours and itself) → classifier.
 type PRCapsNet struct {
 	cfg   PRCapsConfig
+	shape Shape
 	dims  manifold.Dims
-	x     *nn.SparseInput[float32]
-	adj   *tensor.Adjacency[float32]
-	links *capsule.Links
+	in    nodeInput
 
 	stem *nn.GCNConv[float32]
 	proj *nn.Linear[float32]
@@ -41,114 +49,110 @@ type PRCapsNet struct {
 	linear  *nn.Linear[float32]             // Caps only: a linear classifier on Euclidean capsules
 }
 
-// NewPRCapsNet builds the PR-CapsNet node network for ds with weights drawn from seed.
-func NewPRCapsNet(ds *data.NodeDataset, cfg PRCapsConfig, seed uint64) (train.NodeModel, error) {
-	if err := cfg.validate(); err != nil {
-		return nil, fmt.Errorf("model: prcapsnet: %w", err)
+// NewPRCapsNet builds the PR-CapsNet node network for shape with weights
+// drawn from seed.
+func NewPRCapsNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsNet, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	if cfg.RoutingInit == "torch-graph" {
-		return nil, fmt.Errorf("model: prcapsnet: routing init torch-graph applies to the graph network only")
-	}
-	feats := ds.X
-	if cfg.NormalizeFeatures {
-		feats = data.RowNormalize(feats)
-	}
-	x, err := sparseFeatures(feats)
-	if err != nil {
-		return nil, fmt.Errorf("model: prcapsnet: %s: %w", ds.Name, err)
+	if cfg.RoutingInit == InitTorchGraph {
+		return nil, fmt.Errorf("routing init torch-graph applies to the graph network only")
 	}
 	rng := rand.New(rand.NewPCG(seed, 2))
 	dims := cfg.Dims()
 	d := dims.Tangent()
-	var a tensor.CSR[float32]
-	var deg []float64
-	cfg.stemOperatorInto(&a, ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src, &deg)
 	m := &PRCapsNet{
 		cfg:   cfg,
+		shape: shape,
 		dims:  dims,
-		x:     nn.NewSparseInput(x),
-		adj:   tensor.NewAdjacency(&a),
-		links: capsule.NodeLinks(ds.Graph.N, ds.Graph.Ptr, ds.Graph.Src),
-		stem:  nn.NewGCNConv[float32]("stem", x.Cols, cfg.Hidden, rng),
+		in:    nodeInput{normalize: cfg.NormalizeFeatures, links: true, operator: cfg.stemOperator},
+		stem:  nn.NewGCNConv[float32]("stem", shape.Features, cfg.Hidden, rng),
 		proj:  nn.NewLinear[float32]("proj", cfg.Hidden, d, true, rng),
 		norm:  nn.NewLayerNorm[float32]("norm", d),
 		rho:   manifold.NewCurvatureParam[float32]("beta", -1),
 	}
-	act, err := manifold.ParseActivation(cfg.Activation)
-	if err != nil {
-		return nil, err
-	}
 	for l := 0; l < cfg.Layers; l++ {
 		name := fmt.Sprintf("routing%d", l)
 		switch cfg.Routing {
-		case "acr", "pcr":
-			rc := capsule.DefaultRoutingConfig()
-			rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = dims, cfg.K, cfg.Iters, act, cfg.DetachB
-			rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
-			rc.Init = cfg.predictionInit(false)
-			if cfg.Routing == "pcr" {
-				rc.Kind, rc.K = capsule.PCR, 1
-			}
-			if cfg.Coupling == "parents" {
-				rc.Coupling = capsule.CouplingOverParents
-			}
-			r, err := capsule.NewRouting[float32](name, rc, rng)
+		case RoutingACR, RoutingPCR:
+			r, err := capsule.NewRouting[float32](name, cfg.routingConfig(false), rng)
 			if err != nil {
-				return nil, fmt.Errorf("model: prcapsnet: %w", err)
+				return nil, err
 			}
 			m.acr = append(m.acr, r)
-		case "euclidean":
+		case RoutingEuclidean:
 			ec := capsule.DefaultEuclideanRoutingConfig()
-			ec.Iters, ec.DetachB = cfg.Iters, cfg.DetachB
-			if cfg.Coupling == "parents" {
-				ec.Coupling = capsule.CouplingOverParents
-			}
+			ec.Iters, ec.DetachB, ec.Coupling = cfg.Iters, cfg.DetachB, cfg.Coupling
 			m.eucl = append(m.eucl, capsule.NewEuclideanRouting[float32](name, d, ec, rng))
-		case "none":
+		case RoutingNone:
 			m.tgcn = append(m.tgcn, capsule.NewTangentGCN[float32](name, dims, rng))
 		}
 	}
 	switch {
-	case cfg.Classifier == "prcc":
-		m.prcc = capsule.NewPRCC[float32]("prcc", dims, ds.NumClasses, rng)
+	case cfg.Classifier == ClassifierPRCC:
+		m.prcc = capsule.NewPRCC[float32]("prcc", dims, shape.Classes, rng)
 		if err := m.prcc.SetScale(cfg.ClassifierScale); err != nil {
 			return nil, err
 		}
-	case cfg.Routing == "euclidean":
-		m.linear = nn.NewLinear[float32]("classifier", d, ds.NumClasses, true, rng)
+	case cfg.Routing == RoutingEuclidean:
+		m.linear = nn.NewLinear[float32]("classifier", d, shape.Classes, true, rng)
 	default:
-		m.tangent = capsule.NewTangentLinear[float32]("classifier", dims, ds.NumClasses, rng)
+		m.tangent = capsule.NewTangentLinear[float32]("classifier", dims, shape.Classes, rng)
 	}
 	return m, nil
 }
 
 // Forward records the logits of every node.
-func (m *PRCapsNet) Forward(t *autodiff.Tape[float32], training bool, rng *rand.Rand) *autodiff.Var[float32] {
-	x := m.x.Apply(m.cfg.InputDropout, rng, training)
-	h := autodiff.ReLU(t, m.stem.ForwardSparse(t, m.adj, x))
+func (m *PRCapsNet) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	h, u, beta := m.capsules(t, g, x, training, rng)
+	switch {
+	case m.linear != nil:
+		return m.linear.Forward(t, h)
+	case m.prcc != nil:
+		return m.prcc.Forward(t, u, beta)
+	}
+	return m.tangent.Forward(t, u, beta)
+}
+
+// Embed records the capsule of every node that the classifier reads, as
+// its tangent coordinates loĝ_o(u) (the Euclidean capsule in the Caps-only
+// variant), in evaluation mode.
+func (m *PRCapsNet) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Features) *autodiff.Var[float32] {
+	h, u, beta := m.capsules(t, g, x, false, nil)
+	if u == nil {
+		return h
+	}
+	return manifold.LogO(t, u, beta, m.dims)
+}
+
+// capsules records the network up to its classifier: the Euclidean
+// capsules h when the Caps-only variant has no manifold (u nil), else the
+// capsules u on Q_{s,t} and the curvature β.
+func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) (h, u, beta *autodiff.Var[float32]) {
+	m.in.prepare("prcapsnet", m.shape, g, x)
+	xs := m.in.x.Apply(m.cfg.InputDropout, rng, training)
+	h = autodiff.ReLU(t, m.stem.ForwardSparse(t, &m.in.adj, xs))
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, in the tangent space at o
 
 	if m.eucl != nil { // Caps only: classic routing in R^d, no manifold
 		for _, r := range m.eucl {
-			h = r.Forward(t, h, m.links)
+			h = r.Forward(t, h, &m.in.lk)
 		}
 		if m.linear != nil {
-			return m.linear.Forward(t, h)
+			return h, nil, nil
 		}
 	}
-	beta := manifold.Beta(t, m.rho)
-	u := manifold.ExpO(t, h, beta, m.dims)
+	beta = manifold.Beta(t, m.rho)
+	u = manifold.ExpO(t, h, beta, m.dims)
 	for _, r := range m.acr {
-		u = r.Forward(t, u, beta, m.links)
+		u = r.Forward(t, u, beta, &m.in.lk)
 	}
 	for _, g := range m.tgcn {
-		u = g.Forward(t, u, beta, m.adj)
+		u = g.Forward(t, u, beta, &m.in.adj)
 	}
-	if m.prcc != nil {
-		return m.prcc.Forward(t, u, beta)
-	}
-	return m.tangent.Forward(t, u, beta)
+	return h, u, beta
 }
 
 // Groups returns the weights (decayed) and the curvatures (not decayed;

@@ -5,104 +5,120 @@ import (
 	"math"
 
 	"github.com/prcaps/prcaps/capsule"
+	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/tensor"
 )
 
-// PRCapsConfig configures the PR-CapsNet node network (DESIGN §5):
+// PRCapsConfig configures both PR-CapsNet networks (DESIGN §5). The node
+// network is
 //
 //	input dropout → GCNConv(F→Hidden) → ReLU → dropout → Linear(Hidden→d) →
 //	LayerNorm → exp̂_o → Layers × routing → classifier
 //
 // and, through Routing, Classifier and the switches below, every ablation
-// variant of the paper (Tables 4-5 and its figures). Start from
-// DefaultPRCapsConfig.
+// variant of the paper (Tables 4-5 and its figures). The graph network
+// (PRCapsGraphNet) shares the stem and adds graph-level routing to one
+// capsule per class.
+//
+// Zero fields take the defaults given with them, except the two dropouts
+// and the booleans, whose zero means off: PRCapsConfig{} is the default
+// network without dropout. DefaultPRCapsConfig is the node network's
+// default with its dropout, DefaultPRCapsGraphConfig the graph network's.
 type PRCapsConfig struct {
-	Hidden int // GCN stem width (default 64)
-	// Stem is the stem's neighbourhood aggregation: "gcn" (GCN's
-	// D^−½(A+I)D^−½, default; empty means gcn) or "sum" (A + I, GIN-0's
-	// sum over a node and its in-neighbours, which keeps neighbour counts).
-	// The paper says only "a GNN layer"; the authors' node code uses GCN.
-	Stem   string
-	S, T   int // capsule manifold: s space-like, t+1 time-like dimensions (default 9, 9: D = 19)
-	Layers int // routing layers L (default 1, the authors' code; the paper's text says 3)
+	Hidden int  `opt:"hidden" help:"hidden width of the GCN stem (default 64)"`
+	Stem   Stem `opt:"stem" help:"prcapsnet: the stem's aggregation: gcn (D^-1/2 (A+I) D^-1/2) or sum (A+I, GIN-0's, keeps neighbour counts)"`
+	// S and T give the capsule manifold Q_{s,t}: s space-like and t+1
+	// time-like dimensions, D = s+t+1 (default 9, 9 when both are zero).
+	S int `opt:"s" help:"prcapsnet: space-like capsule dimensions s (default 9)"`
+	T int `opt:"t" help:"prcapsnet: time-like capsule dimensions t, the time block has t+1 (default 9)"`
+	// Layers is the number of node-level routing layers L (default 1, as
+	// in the authors' code; the paper's text says 3).
+	Layers int `opt:"layers" help:"prcapsnet: routing layers L (default 1, the authors' code; the paper's text says 3)"`
 
-	// Routing is "acr" (adaptive curvature routing, default), "pcr"
-	// (pseudo-Riemannian routing with one perspective and no gates),
-	// "euclidean" (classic dynamic routing in R^d: the "Caps only"
-	// ablation, no manifold) or "none" (a tangent-space GCN layer instead
-	// of routing: the "PR only" ablation).
-	Routing string
-	// Classifier is "prcc" (pseudo-Riemannian capsule classifier, default)
-	// or "linear" (a linear layer on loĝ_o(v)).
-	Classifier string
-	// ClassifierScale is PRCC's initial scale softplus(τ₀); τ =
-	// softplus(τ₀)·√|β| is learned from there (default 10). The paper gives
-	// no initial τ. Align is a pseudo-cosine of about ±1, so at scale 1 the
-	// logits of a capsule start within about ±1 of each other, and at the
-	// paper's graph learning rate τ grows too slowly: the graph network
-	// underfits (MUTAG, 10 folds: mean validation accuracy 0.794 at 1,
-	// 0.894, 0.912, 0.900 at 5, 10, 20). 10 was chosen on validation
-	// accuracy alone; it also raises the node network's (Cora 0.886 →
-	// 0.888, CiteSeer 0.766 → 0.770). See docs/classifier-scale.md.
-	ClassifierScale float64
+	Routing    Routing    `opt:"routing" help:"prcapsnet: acr, pcr, euclidean (Caps only) or none (PR only)"`
+	Classifier Classifier `opt:"classifier" help:"prcapsnet: prcc or linear"`
+	// ClassifierScale is PRCC's initial logit scale softplus(τ₀); τ =
+	// softplus(τ₀)·√|β| is learned from there (default 10; the paper gives
+	// no initial τ).
+	ClassifierScale float64 `opt:"prcc-scale" help:"prcapsnet: PRCC's initial logit scale softplus(τ₀) (default 10)"`
 
-	K          int    // perspectives of ACR (default 4)
-	Iters      int    // routing iterations T (default 3)
-	Activation string // tangent activation: squash (default), tanh, relu, identity
-	// Coupling is "children" (softmax of b_ij over the children of each
-	// parent, default) or "parents" (over the parents of each child).
-	Coupling string
-	DetachB  bool // stop gradients through the routing logits b
-	// RoutingInit is the initialisation of the acr and pcr routing layers'
-	// prediction weights (the paper gives none): "identity" (I + U(±0.05),
-	// default; empty means identity), "torch" (U(±1/√fan_in), PyTorch's
-	// nn.Linear default, in every routing layer) or, in the graph network,
-	// "torch-graph" (torch in the graph-level layer only). Near-identity
-	// won on the graph network's validation accuracy
-	// (docs/graph-results.md).
-	RoutingInit string
+	K          int                 `opt:"k" help:"prcapsnet: perspectives K of adaptive curvature routing (default 4)"`
+	Iters      int                 `opt:"iters" help:"prcapsnet: routing iterations T (default 3)"`
+	Activation manifold.Activation `opt:"activation" help:"prcapsnet: tangent activation squash, tanh, relu or identity"`
+	// Coupling is the normalisation set of the coupling coefficients: the
+	// children of each parent (default) or the parents of each child.
+	Coupling    capsule.Coupling `opt:"coupling" help:"prcapsnet: coupling: children (softmax over the children of each parent) or parents (over the parents of each child, classic CapsNet; in the graph network a class capsule then sums its graph's nodes)"`
+	DetachB     bool             `opt:"detach-b" help:"prcapsnet: stop gradients through the routing logits (CapsGNN style)"`
+	RoutingInit RoutingInit      `opt:"routing-init" help:"prcapsnet: initialisation of the routing layers' prediction weights: identity (I + U(±0.05)), torch (U(±1/√fan_in), PyTorch's nn.Linear default) or, in the graph network, torch-graph (torch in the graph-level layer only)"`
 
-	NoC, NoA, NoR  bool // remove the gate's curvature, alignment or routing term
-	FixedCurvature bool // freeze β and every β_k at their initial values
+	NoC            bool `opt:"no-gate-c" help:"prcapsnet: remove the gate's curvature-compatibility term"`
+	NoA            bool `opt:"no-gate-a" help:"prcapsnet: remove the gate's feature-alignment term"`
+	NoR            bool `opt:"no-gate-r" help:"prcapsnet: remove the gate's routing-consistency term"`
+	FixedCurvature bool `opt:"fixed-curvature" help:"prcapsnet: freeze the manifold and perspective curvatures"`
 
-	Dropout float64 // on the stem's hidden layer (default 0.5)
-	// InputDropout is the dropout on the input node features (default 0.5
-	// in the node network; DefaultGraphConfig sets 0). The graph network's
-	// inputs are one-hot node labels: dropping half of them erases half
-	// the atoms' identities, and on NCI1 the network then underfits
-	// (training accuracy 0.64). See docs/graph-dropout.md.
-	InputDropout float64
+	// Dropout is the dropout probability on the stem's hidden layer.
+	Dropout float64 `opt:"dropout" help:"dropout probability of the hidden layer, and of GCN's input features (default 0.5)"`
+	// InputDropout is the dropout probability on the input node features
+	// (0.5 in the node network's default, 0 in the graph network's, whose
+	// inputs are one-hot node labels).
+	InputDropout float64 `opt:"input-dropout" help:"prcapsnet: dropout probability of the input node features (default 0.5 node, 0 graph)"`
 	// NormalizeFeatures divides each node's input features by their sum
-	// (GCN's usual preprocessing); off by default.
-	NormalizeFeatures bool
+	// (GCN's usual preprocessing).
+	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum (default: on for gcn, off for prcapsnet)"`
 }
 
-// DefaultPRCapsConfig is the configuration of the authors' code (DESIGN §5).
+// DefaultPRCapsConfig is the node network of the authors' code (DESIGN
+// §5): hidden 64, s = t = 9, one ACR layer with K = 4 and T = 3, squash,
+// PRCC at initial scale 10, dropout 0.5 on the input and the hidden layer.
 func DefaultPRCapsConfig() PRCapsConfig {
 	return PRCapsConfig{
-		Hidden: 64, Stem: "gcn", S: 9, T: 9, Layers: 1,
-		Routing: "acr", Classifier: "prcc", ClassifierScale: 10,
-		K: 4, Iters: 3, Activation: "squash", Coupling: "children", RoutingInit: "identity",
+		Hidden: 64, S: 9, T: 9, Layers: 1, ClassifierScale: 10, K: 4, Iters: 3,
 		Dropout: 0.5, InputDropout: 0.5,
 	}
 }
 
-// stemOperatorInto builds the stem's propagation operator for the graph on
-// n nodes with in-neighbours src[ptr[v]:ptr[v+1]] into a (deg is scratch).
-func (c PRCapsConfig) stemOperatorInto(a *tensor.CSR[float32], n int, ptr, src []int32, deg *[]float64) {
-	if c.Stem == "sum" {
-		nn.SumAggInto(a, n, ptr, src)
-		return
+// DefaultPRCapsGraphConfig is the graph network's default: the node
+// network's, without input dropout (DESIGN §5 "Optimiser").
+func DefaultPRCapsGraphConfig() PRCapsConfig {
+	c := DefaultPRCapsConfig()
+	c.InputDropout = 0
+	return c
+}
+
+// withDefaults fills the zero fields that have a default.
+func (c PRCapsConfig) withDefaults() PRCapsConfig {
+	if c.Hidden == 0 {
+		c.Hidden = 64
 	}
-	nn.GCNNormInto(a, n, ptr, src, deg)
+	if c.S == 0 && c.T == 0 {
+		c.S, c.T = 9, 9
+	}
+	if c.Layers == 0 {
+		c.Layers = 1
+	}
+	if c.ClassifierScale == 0 {
+		c.ClassifierScale = 10
+	}
+	if c.K == 0 {
+		c.K = 4
+	}
+	if c.Iters == 0 {
+		c.Iters = 3
+	}
+	return c
 }
 
 // Dims is the capsule manifold's (s, t).
-func (c PRCapsConfig) Dims() manifold.Dims { return manifold.Dims{S: c.S, T: c.T} }
+func (c PRCapsConfig) Dims() manifold.Dims {
+	c = c.withDefaults()
+	return manifold.Dims{S: c.S, T: c.T}
+}
 
-func (c PRCapsConfig) validate() error {
+// Validate reports an invalid field.
+func (c PRCapsConfig) Validate() error {
+	c = c.withDefaults()
 	switch {
 	case c.Hidden < 1:
 		return fmt.Errorf("hidden width %d must be positive", c.Hidden)
@@ -121,42 +137,43 @@ func (c PRCapsConfig) validate() error {
 	case !(c.InputDropout >= 0 && c.InputDropout < 1):
 		return fmt.Errorf("input dropout %v must be in [0, 1)", c.InputDropout)
 	}
-	switch c.Stem {
-	case "", "gcn", "sum":
-	default:
-		return fmt.Errorf("stem %q: want gcn or sum", c.Stem)
-	}
-	switch c.Routing {
-	case "acr", "pcr", "euclidean", "none":
-	default:
-		return fmt.Errorf("routing %q: want acr, pcr, euclidean or none", c.Routing)
-	}
-	switch c.Classifier {
-	case "prcc", "linear":
-	default:
-		return fmt.Errorf("classifier %q: want prcc or linear", c.Classifier)
-	}
-	switch c.Coupling {
-	case "children", "parents":
-	default:
-		return fmt.Errorf("coupling %q: want children or parents", c.Coupling)
-	}
-	switch c.RoutingInit {
-	case "", "identity", "torch", "torch-graph":
-	default:
-		return fmt.Errorf("routing init %q: want identity, torch or torch-graph", c.RoutingInit)
-	}
-	if _, err := manifold.ParseActivation(c.Activation); err != nil {
-		return err
+	for _, e := range []interface{ MarshalText() ([]byte, error) }{c.Stem, c.Routing, c.Classifier, c.Activation, c.Coupling, c.RoutingInit} {
+		if _, err := e.MarshalText(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// predictionInit is the prediction-weight initialisation of the node-level
-// routing layers (graph false) or of the graph-level layer (graph true).
-func (c PRCapsConfig) predictionInit(graph bool) capsule.PredictionInit {
-	if c.RoutingInit == "torch" || (graph && c.RoutingInit == "torch-graph") {
-		return capsule.InitTorch
+// stemOperator builds the stem's propagation operator for g into a (deg
+// is scratch).
+func (c PRCapsConfig) stemOperator(a *tensor.CSR[float32], g *data.Graph, deg *[]float64) {
+	c.stemOperatorInto(a, g.N, g.Ptr, g.Src, deg)
+}
+
+// stemOperatorInto builds the stem's propagation operator for the graph on
+// n nodes with in-neighbours src[ptr[v]:ptr[v+1]] into a (deg is scratch).
+func (c PRCapsConfig) stemOperatorInto(a *tensor.CSR[float32], n int, ptr, src []int32, deg *[]float64) {
+	if c.Stem == StemSum {
+		nn.SumAggInto(a, n, ptr, src)
+		return
 	}
-	return capsule.InitNearIdentity
+	nn.GCNNormInto(a, n, ptr, src, deg)
+}
+
+// routingConfig is the capsule layers' configuration for c; graphLevel
+// selects the graph-level layer's prediction initialisation.
+func (c PRCapsConfig) routingConfig(graphLevel bool) capsule.RoutingConfig {
+	rc := capsule.DefaultRoutingConfig()
+	rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = c.Dims(), c.K, c.Iters, c.Activation, c.DetachB
+	rc.NoC, rc.NoA, rc.NoR = c.NoC, c.NoA, c.NoR
+	rc.Coupling = c.Coupling
+	if c.Routing == RoutingPCR {
+		rc.Kind, rc.K = capsule.PCR, 1
+	}
+	rc.Init = capsule.InitNearIdentity
+	if c.RoutingInit == InitTorch || (graphLevel && c.RoutingInit == InitTorchGraph) {
+		rc.Init = capsule.InitTorch
+	}
+	return rc
 }

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/capsule"
@@ -12,37 +11,17 @@ import (
 	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/optim"
 	"github.com/prcaps/prcaps/tensor"
-	"github.com/prcaps/prcaps/train"
 )
 
-// GraphModels lists the graph-classification models by command-line name.
-func GraphModels() []string { return []string{"prcapsnet"} }
-
-// DefaultGraphConfig returns the configuration of the PR-CapsNet graph
-// network and its training configuration (DESIGN §5 "Optimiser", graph
-// defaults of the paper but for the learning rate): RiemannianAdam
-// (DESIGN's optimiser; for the Euclidean weights it is Adam with coupled
-// L2), weight decay 1e-4, 100 epochs, dropout 0.5 on the stem's hidden
-// layer, gradient-norm clipping at 1 as for the node model; the mini-batch
-// of 16 graphs is train.DefaultBatchSize. The network's shape is the node
-// model's default (hidden 64, s = t = 9, L = 1, ACR with K = 4, T = 3,
-// squash, PRCC at initial scale 10).
-//
-// Three defaults were chosen on mean validation accuracy over the five TU
-// datasets, never on test folds: no input dropout (the paper does not say
-// where its dropout applies, and on one-hot node labels input dropout
-// makes the network underfit; docs/graph-dropout.md), lr 0.005 instead of
-// the paper's 0.001, which raises the validation accuracy of NCI1, NCI109
-// and DD (docs/graph-lr.md), and that rate halved every 50 epochs, GIN's
-// schedule on these benchmarks, where the paper keeps it constant
-// (docs/graph-lr.md, "Schedule").
-func DefaultGraphConfig(name string) (PRCapsConfig, train.Config, error) {
-	if strings.ToLower(name) != "prcapsnet" {
-		return PRCapsConfig{}, train.Config{}, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
-	}
-	cfg := DefaultPRCapsConfig()
-	cfg.InputDropout = 0
-	return cfg, train.Config{Epochs: 100, LR: 0.005, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1, LRSchedule: train.ScheduleStep}, nil
+func init() {
+	Register(Spec{
+		Name: "prcapsnet", Task: data.GraphTask,
+		Summary: "PR-CapsNet graph network: node routing, then graph-level routing to class capsules",
+		Default: func() Config { c := DefaultPRCapsGraphConfig(); return &c },
+		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
+			return NewPRCapsGraphNet(*cfg.(*PRCapsConfig), shape, seed)
+		},
+	})
 }
 
 // PRCapsGraphNet is the PR-CapsNet graph-classification network (DESIGN §5
@@ -97,59 +76,44 @@ type PRCapsGraphNet struct {
 	classLinks capsule.Links
 }
 
-// NewPRCapsGraphNet builds the graph network for ds with weights drawn from seed.
-func NewPRCapsGraphNet(ds *data.GraphDataset, cfg PRCapsConfig, seed uint64) (*PRCapsGraphNet, error) {
-	if err := cfg.validate(); err != nil {
-		return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
-	}
-	switch {
-	case cfg.Routing != "acr" && cfg.Routing != "pcr":
-		return nil, fmt.Errorf("model: prcapsnet (graph): routing %q: the graph network supports acr and pcr", cfg.Routing)
-	case ds.NumClasses < 1 || ds.NumFeatures < 1:
-		return nil, fmt.Errorf("model: prcapsnet (graph): %s has %d classes and %d features", ds.Name, ds.NumClasses, ds.NumFeatures)
-	}
-	act, err := manifold.ParseActivation(cfg.Activation)
-	if err != nil {
+// NewPRCapsGraphNet builds the graph network for shape with weights drawn
+// from seed.
+func NewPRCapsGraphNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsGraphNet, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.Routing != RoutingACR && cfg.Routing != RoutingPCR {
+		return nil, fmt.Errorf("routing %v: the graph network supports acr and pcr", cfg.Routing)
 	}
 	rng := rand.New(rand.NewPCG(seed, 3))
 	dims := cfg.Dims()
 	d := dims.Tangent()
 	m := &PRCapsGraphNet{
-		cfg: cfg, dims: dims, classes: ds.NumClasses, feats: ds.NumFeatures,
-		stem: nn.NewGCNConv[float32]("stem", ds.NumFeatures, cfg.Hidden, rng),
+		cfg: cfg, dims: dims, classes: shape.Classes, feats: shape.Features,
+		stem: nn.NewGCNConv[float32]("stem", shape.Features, cfg.Hidden, rng),
 		proj: nn.NewLinear[float32]("proj", cfg.Hidden, d, true, rng),
 		norm: nn.NewLayerNorm[float32]("norm", d),
 		rho:  manifold.NewCurvatureParam[float32]("beta", -1),
 	}
-	rc := capsule.DefaultRoutingConfig()
-	rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = dims, cfg.K, cfg.Iters, act, cfg.DetachB
-	rc.NoC, rc.NoA, rc.NoR = cfg.NoC, cfg.NoA, cfg.NoR
-	if cfg.Routing == "pcr" {
-		rc.Kind, rc.K = capsule.PCR, 1
-	}
-	if cfg.Coupling == "parents" {
-		rc.Coupling = capsule.CouplingOverParents
-	}
-	rc.Init = cfg.predictionInit(false)
 	for l := 0; l < cfg.Layers; l++ {
-		r, err := capsule.NewRouting[float32](fmt.Sprintf("routing%d", l), rc, rng)
+		r, err := capsule.NewRouting[float32](fmt.Sprintf("routing%d", l), cfg.routingConfig(false), rng)
 		if err != nil {
-			return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
+			return nil, err
 		}
 		m.node = append(m.node, r)
 	}
-	rc.Init = cfg.predictionInit(true)
-	if m.graph, err = capsule.NewGraphRouting[float32]("graph_routing", rc, ds.NumClasses, rng); err != nil {
-		return nil, fmt.Errorf("model: prcapsnet (graph): %w", err)
+	var err error
+	if m.graph, err = capsule.NewGraphRouting[float32]("graph_routing", cfg.routingConfig(true), shape.Classes, rng); err != nil {
+		return nil, err
 	}
-	if cfg.Classifier == "prcc" {
-		m.prcc = capsule.NewPRCC[float32]("prcc", dims, ds.NumClasses, rng)
+	if cfg.Classifier == ClassifierPRCC {
+		m.prcc = capsule.NewPRCC[float32]("prcc", dims, shape.Classes, rng)
 		if err := m.prcc.SetScale(cfg.ClassifierScale); err != nil {
 			return nil, err
 		}
 	} else {
-		m.tangent = capsule.NewTangentLinear[float32]("classifier", dims, ds.NumClasses, rng)
+		m.tangent = capsule.NewTangentLinear[float32]("classifier", dims, shape.Classes, rng)
 	}
 	return m, nil
 }
@@ -169,6 +133,25 @@ func (m *PRCapsGraphNet) prepare(b *data.GraphBatch) {
 
 // Forward records the logits (graphs × classes) of the graphs of b.
 func (m *PRCapsGraphNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	z, beta := m.classCapsules(t, b, training, rng)
+	if m.prcc != nil {
+		return m.prcc.ForwardPerClassTangent(t, z, beta)
+	}
+	return m.tangent.ForwardPerClassTangent(t, z)
+}
+
+// Embed records each graph's class capsules side by side, as tangent
+// coordinates at the origin: row g is graph g's C capsules of width d
+// (graphs × C·d), in evaluation mode.
+func (m *PRCapsGraphNet) Embed(t *autodiff.Tape[float32], b *data.GraphBatch) *autodiff.Var[float32] {
+	z, _ := m.classCapsules(t, b, false, nil)
+	return autodiff.Reshape(t, z, z.Value.Rows/m.classes, z.Value.Cols*m.classes)
+}
+
+// classCapsules records the network up to its classifier: the class
+// capsules z ((G·C) × d, tangent coordinates at o, row g·C+c for graph g
+// and class c) and the curvature β.
+func (m *PRCapsGraphNet) classCapsules(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) (z, beta *autodiff.Var[float32]) {
 	if b.X.Cols != m.feats {
 		panic(fmt.Sprintf("model: prcapsnet (graph): batch has %d features, the network %d", b.X.Cols, m.feats))
 	}
@@ -176,7 +159,7 @@ func (m *PRCapsGraphNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, 
 	h := autodiff.ReLU(t, m.stem.ForwardSparse(t, &m.adj, m.x.Apply(m.cfg.InputDropout, rng, training)))
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, tangent at o
-	beta := manifold.Beta(t, m.rho)
+	beta = manifold.Beta(t, m.rho)
 	// The capsules u = exp̂_o(h) and those of every layer go from layer to
 	// layer as their tangent coordinates loĝ_o(u): loĝ_o(exp̂_o(h)) is the
 	// exact wrap of h (manifold.LogExpO), and the layers' ForwardTangent
@@ -185,11 +168,7 @@ func (m *PRCapsGraphNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, 
 	for _, r := range m.node {
 		a = r.ForwardTangent(t, a, beta, &m.links)
 	}
-	z := m.graph.ForwardTangent(t, a, beta, &m.classLinks) // (G·C) × d
-	if m.prcc != nil {
-		return m.prcc.ForwardPerClassTangent(t, z, beta)
-	}
-	return m.tangent.ForwardPerClassTangent(t, z)
+	return m.graph.ForwardTangent(t, a, beta, &m.classLinks), beta
 }
 
 // Groups returns the weights (decayed) and the curvatures (not decayed;
@@ -213,12 +192,4 @@ func (m *PRCapsGraphNet) Groups() []optim.Group[float32] {
 		{Name: "weights", Params: weights},
 		{Name: "curvature", Params: curv, NoWeightDecay: true, Frozen: m.cfg.FixedCurvature},
 	}
-}
-
-// NewGraphModel builds the graph model name for ds, initialised from seed.
-func NewGraphModel(ds *data.GraphDataset, name string, cfg PRCapsConfig, seed uint64) (train.GraphModel, error) {
-	if strings.ToLower(name) != "prcapsnet" {
-		return nil, fmt.Errorf("model: unknown graph model %q (available: %s)", name, strings.Join(GraphModels(), ", "))
-	}
-	return NewPRCapsGraphNet(ds, cfg, seed)
 }

@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"math"
@@ -6,21 +6,14 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/prcaps/prcaps/capsule"
+	"github.com/prcaps/prcaps/model"
+
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
-	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/tensor"
 	"github.com/prcaps/prcaps/train"
 )
-
-func embeddedMUTAG(t testing.TB) *data.GraphDataset {
-	t.Helper()
-	ds, err := data.Load("mutag", data.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ds.Graph
-}
 
 // edgeCaseGraphs: a single node, a graph without edges (3 isolated nodes),
 // a path with an isolated node, and a triangle; 3 classes.
@@ -51,16 +44,6 @@ func edgeCaseGraphs(t *testing.T) *data.GraphDataset {
 	}}
 }
 
-// equalWithin reports whether a and b agree elementwise within tol.
-func equalWithin(a, b []float32, tol float64) bool {
-	for i := range a {
-		if math.Abs(float64(a[i]-b[i])) > tol {
-			return false
-		}
-	}
-	return true
-}
-
 func finite(xs []float32) bool {
 	for _, x := range xs {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
@@ -75,12 +58,12 @@ func finite(xs []float32) bool {
 func TestPRCapsGraphEdgeCases(t *testing.T) {
 	ds := edgeCaseGraphs(t)
 	for _, pcr := range []bool{false, true} {
-		cfg, _, _ := DefaultGraphConfig("prcapsnet")
+		cfg := model.DefaultPRCapsGraphConfig()
 		if pcr {
-			cfg.Routing = "pcr"
+			cfg.Routing = model.RoutingPCR
 		}
 		cfg.Layers = 2
-		m, err := NewPRCapsGraphNet(ds, cfg, 1)
+		m, err := model.NewPRCapsGraphNet(cfg, model.GraphShape(ds), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,24 +104,12 @@ func TestPRCapsGraphEdgeCases(t *testing.T) {
 	}
 }
 
-// graphNetWithStem is the default graph network with the given stem.
-func graphNetWithStem(t *testing.T, ds *data.GraphDataset, stem string, seed uint64) *PRCapsGraphNet {
-	t.Helper()
-	cfg, _, _ := DefaultGraphConfig("prcapsnet")
-	cfg.Stem = stem
-	m, err := NewPRCapsGraphNet(ds, cfg, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 // In evaluation mode a graph's logits do not depend on the rest of its
 // batch (block-diagonal batching, per-graph routing), with either stem.
 func TestPRCapsGraphBatchIndependence(t *testing.T) {
-	ds := embeddedMUTAG(t)
-	for _, stem := range []string{"gcn", "sum"} {
-		m := graphNetWithStem(t, ds, stem, 2)
+	ds := model.LoadEmbeddedMUTAG(t)
+	for _, stem := range []model.Stem{model.StemGCN, model.StemSum} {
+		m := model.GraphNetWithStem(t, ds, stem, 2)
 		var b data.GraphBatch
 		var tp autodiff.Tape[float32]
 		tp.NoGrad = true
@@ -159,39 +130,14 @@ func TestPRCapsGraphBatchIndependence(t *testing.T) {
 	}
 }
 
-// The sum stem propagates with A + I: every weight of the batch's operator
-// is 1, where GCN's are 1/√(d_u d_v).
-func TestPRCapsGraphSumStemOperator(t *testing.T) {
-	ds := embeddedMUTAG(t)
-	var b data.GraphBatch
-	if err := b.Build(ds, []int32{0, 5}); err != nil {
-		t.Fatal(err)
-	}
-	for _, stem := range []string{"gcn", "sum"} {
-		m := graphNetWithStem(t, ds, stem, 0)
-		m.prepare(&b)
-		ones := 0
-		for _, w := range m.a.Data {
-			if w == 1 {
-				ones++
-			}
-		}
-		if want := len(m.a.Data); stem == "sum" && ones != want {
-			t.Errorf("sum stem: %d of %d weights are 1", ones, want)
-		} else if stem == "gcn" && ones == want {
-			t.Errorf("gcn stem: all %d weights are 1", want)
-		}
-	}
-}
-
 func quickGraphProtocol(t *testing.T, parallel int) train.Summary {
 	t.Helper()
-	ds := embeddedMUTAG(t)
-	cfg, tc, _ := DefaultGraphConfig("prcapsnet")
+	ds := model.LoadEmbeddedMUTAG(t)
+	cfg, tc := model.DefaultPRCapsGraphConfig(), train.Recipe(data.GraphTask, "prcapsnet")
 	tc.Epochs = 2
 	p := train.GraphProtocol{Folds: 10, OnlyFolds: 2, FirstSeed: 7, Parallel: parallel}
-	s, err := train.RunGraphProtocol(ds, func(seed uint64) (train.GraphModel, error) {
-		return NewPRCapsGraphNet(ds, cfg, seed)
+	s, err := train.RunGraphProtocol(ds, func(seed uint64) (model.GraphModel, error) {
+		return model.NewPRCapsGraphNet(cfg, model.GraphShape(ds), seed)
 	}, p, tc, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -225,23 +171,23 @@ func TestPRCapsGraphMUTAGShortRun(t *testing.T) {
 // nothing (below 0.5 allocations per step on average), with and without
 // input dropout, and with the optional stem and coupling.
 func TestPRCapsGraphStepAllocatesNothing(t *testing.T) {
-	ds := embeddedMUTAG(t)
+	ds := model.LoadEmbeddedMUTAG(t)
 	idx := make([]int32, 16)
 	for i := range idx {
 		idx[i] = int32(3 * i)
 	}
 	for _, tc := range []struct {
 		name string
-		edit func(*PRCapsConfig)
+		edit func(*model.PRCapsConfig)
 	}{
-		{"default", func(*PRCapsConfig) {}},
-		{"input dropout", func(c *PRCapsConfig) { c.InputDropout = 0.5 }},
-		{"sum stem", func(c *PRCapsConfig) { c.Stem = "sum" }},
-		{"coupling over parents", func(c *PRCapsConfig) { c.Coupling = "parents" }},
+		{"default", func(*model.PRCapsConfig) {}},
+		{"input dropout", func(c *model.PRCapsConfig) { c.InputDropout = 0.5 }},
+		{"sum stem", func(c *model.PRCapsConfig) { c.Stem = model.StemSum }},
+		{"coupling over parents", func(c *model.PRCapsConfig) { c.Coupling = capsule.CouplingOverParents }},
 	} {
-		cfg, trainCfg, _ := DefaultGraphConfig("prcapsnet")
+		cfg, trainCfg := model.DefaultPRCapsGraphConfig(), train.Recipe(data.GraphTask, "prcapsnet")
 		tc.edit(&cfg)
-		m, err := NewPRCapsGraphNet(ds, cfg, 0)
+		m, err := model.NewPRCapsGraphNet(cfg, model.GraphShape(ds), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,9 +208,9 @@ func TestPRCapsGraphStepAllocatesNothing(t *testing.T) {
 // median that GraphStepAllocs takes hides rare passes, so this counts the
 // allocations of all 1,000.
 func TestPRCapsGraphPassesAllocateNothingWhenWrapsComeAndGo(t *testing.T) {
-	ds := embeddedMUTAG(t)
-	cfg, _, _ := DefaultGraphConfig("prcapsnet")
-	m, err := NewPRCapsGraphNet(ds, cfg, 1)
+	ds := model.LoadEmbeddedMUTAG(t)
+	cfg := model.DefaultPRCapsGraphConfig()
+	m, err := model.NewPRCapsGraphNet(cfg, model.GraphShape(ds), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,76 +246,26 @@ func TestPRCapsGraphPassesAllocateNothingWhenWrapsComeAndGo(t *testing.T) {
 }
 
 func TestPRCapsGraphRejectsUnsupported(t *testing.T) {
-	ds := embeddedMUTAG(t)
-	for _, f := range []func(c *PRCapsConfig){
-		func(c *PRCapsConfig) { c.Routing = "euclidean" },
-		func(c *PRCapsConfig) { c.Routing = "none" },
-		func(c *PRCapsConfig) { c.Coupling = "both" },
-		func(c *PRCapsConfig) { c.Hidden = 0 },
-		func(c *PRCapsConfig) { c.ClassifierScale = 0 },
-		func(c *PRCapsConfig) { c.ClassifierScale = math.Inf(1) },
-		func(c *PRCapsConfig) { c.InputDropout = 1 },
-		func(c *PRCapsConfig) { c.InputDropout = -0.1 },
-		func(c *PRCapsConfig) { c.RoutingInit = "zeros" },
+	ds := model.LoadEmbeddedMUTAG(t)
+	for _, f := range []func(c *model.PRCapsConfig){
+		func(c *model.PRCapsConfig) { c.Routing = model.RoutingEuclidean },
+		func(c *model.PRCapsConfig) { c.Routing = model.RoutingNone },
+		func(c *model.PRCapsConfig) { c.Coupling = 9 },
+		func(c *model.PRCapsConfig) { c.Hidden = -1 },
+		func(c *model.PRCapsConfig) { c.ClassifierScale = -1 },
+		func(c *model.PRCapsConfig) { c.ClassifierScale = math.Inf(1) },
+		func(c *model.PRCapsConfig) { c.InputDropout = 1 },
+		func(c *model.PRCapsConfig) { c.InputDropout = -0.1 },
+		func(c *model.PRCapsConfig) { c.RoutingInit = 9 },
 	} {
-		cfg, _, _ := DefaultGraphConfig("prcapsnet")
+		cfg := model.DefaultPRCapsGraphConfig()
 		f(&cfg)
-		if _, err := NewPRCapsGraphNet(ds, cfg, 0); err == nil {
+		if _, err := model.NewPRCapsGraphNet(cfg, model.GraphShape(ds), 0); err == nil {
 			t.Errorf("config %+v accepted", cfg)
 		}
 	}
-	if _, _, err := DefaultGraphConfig("gcn"); err == nil {
+	if _, err := model.NewGraph("gcn", nil, model.GraphShape(ds), 0); err == nil {
 		t.Error("unknown graph model accepted")
-	}
-}
-
-// RoutingInit reaches the layers it names: "torch-graph" draws only the
-// graph-level layer's prediction weights from U(±1/√fan_in), "torch" the
-// node-level layers' too; by default every layer starts near I.
-func TestPRCapsGraphRoutingInit(t *testing.T) {
-	ds := embeddedMUTAG(t)
-	nearI := func(w *autodiff.Var[float32]) bool { // every diagonal entry within 0.05 of 1
-		for i := 0; i < w.Value.Rows; i++ {
-			if math.Abs(float64(w.Value.Data[i*w.Value.Cols+i])-1) > 0.05 {
-				return false
-			}
-		}
-		return true
-	}
-	for _, tc := range []struct {
-		init        string
-		node, graph bool // near I
-	}{{"identity", true, true}, {"torch", false, false}, {"torch-graph", true, false}} {
-		cfg, _, _ := DefaultGraphConfig("prcapsnet")
-		cfg.RoutingInit = tc.init
-		m, err := NewPRCapsGraphNet(ds, cfg, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := nearI(m.node[0].Wsph[0]) && nearI(m.node[0].Weuc[0]); got != tc.node {
-			t.Errorf("%s: node-level weights near I: %v, want %v", tc.init, got, tc.node)
-		}
-		for c := range m.graph.Wsph {
-			if got := nearI(m.graph.Wsph[c][1]) && nearI(m.graph.Weuc[c][1]); got != tc.graph {
-				t.Errorf("%s: class %d's weights near I: %v, want %v", tc.init, c, got, tc.graph)
-			}
-		}
-	}
-}
-
-// The networks start PRCC at ClassifierScale (default 10).
-func TestPRCapsClassifierScale(t *testing.T) {
-	ds := embeddedMUTAG(t)
-	cfg, _, _ := DefaultGraphConfig("prcapsnet")
-	for _, want := range []float64{cfg.ClassifierScale, 3} {
-		cfg.ClassifierScale = want
-		m, err := NewPRCapsGraphNet(ds, cfg, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := manifold.Softplus(float64(m.prcc.Tau0.Value.Data[0])); math.Abs(got-want) > 1e-5*want {
-			t.Errorf("graph network: initial scale %v, want %v", got, want)
-		}
 	}
 }
 
@@ -377,8 +273,8 @@ func TestPRCapsClassifierScale(t *testing.T) {
 // (default 0) and nothing else there: with both dropouts at zero a training
 // pass equals an evaluation pass, and input dropout alone changes it.
 func TestPRCapsGraphInputDropout(t *testing.T) {
-	ds := embeddedMUTAG(t)
-	cfg, _, _ := DefaultGraphConfig("prcapsnet")
+	ds := model.LoadEmbeddedMUTAG(t)
+	cfg := model.DefaultPRCapsGraphConfig()
 	if cfg.InputDropout != 0 || cfg.Dropout != 0.5 {
 		t.Fatalf("graph defaults: input dropout %v, dropout %v; want 0 and 0.5", cfg.InputDropout, cfg.Dropout)
 	}
@@ -386,7 +282,7 @@ func TestPRCapsGraphInputDropout(t *testing.T) {
 	if err := b.Build(ds, []int32{1, 2, 3, 4}); err != nil {
 		t.Fatal(err)
 	}
-	pass := func(m *PRCapsGraphNet, training bool) []float32 {
+	pass := func(m *model.PRCapsGraphNet, training bool) []float32 {
 		var tp autodiff.Tape[float32]
 		tp.NoGrad = true
 		return m.Forward(&tp, &b, training, rand.New(rand.NewPCG(1, 2))).Value.Data
@@ -396,63 +292,12 @@ func TestPRCapsGraphInputDropout(t *testing.T) {
 		same  bool
 	}{{0, true}, {0.5, false}} {
 		cfg.Dropout, cfg.InputDropout = 0, tc.input
-		m, err := NewPRCapsGraphNet(ds, cfg, 0)
+		m, err := model.NewPRCapsGraphNet(cfg, model.GraphShape(ds), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if same := equalWithin(pass(m, true), pass(m, false), 1e-6); same != tc.same {
+		if same := model.EqualWithin(pass(m, true), pass(m, false), 1e-6); same != tc.same {
 			t.Errorf("input dropout %v: training pass equal to evaluation pass: %v, want %v", tc.input, same, tc.same)
-		}
-	}
-}
-
-// The stem reads the batch's sparse features: Â(X·W) + b and ∂W equal the
-// dense computation on the densified X, for one-hot labels and for
-// arbitrary non-zero values (TU node attributes).
-func TestPRCapsGraphSparseStemMatchesDense(t *testing.T) {
-	ds := embeddedMUTAG(t)
-	cfg, _, _ := DefaultGraphConfig("prcapsnet")
-	m, err := NewPRCapsGraphNet(ds, cfg, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b data.GraphBatch
-	if err := b.Build(ds, []int32{0, 5, 9, 17}); err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(7, 7))
-	for _, scaled := range []bool{false, true} {
-		if scaled {
-			for i := range b.X.Data {
-				b.X.Data[i] = float32(rng.NormFloat64())
-			}
-			b.Gen++ // the values changed: rebuild the transposes
-		}
-		m.prepare(&b)
-		dense := make([]float32, b.N*m.feats)
-		for v := 0; v < b.N; v++ {
-			for p := b.X.Indptr[v]; p < b.X.Indptr[v+1]; p++ {
-				dense[v*m.feats+int(b.X.Indices[p])] = b.X.Data[p]
-			}
-		}
-		run := func(sparse bool) (out, grad []float32) {
-			var tp autodiff.Tape[float32]
-			m.stem.W.ZeroGrad()
-			var h *autodiff.Var[float32]
-			if sparse {
-				h = m.stem.ForwardSparse(&tp, &m.adj, m.x.Apply(0, nil, false))
-			} else {
-				x := tp.Node(b.N, m.feats, false)
-				copy(x.Value.Data, dense)
-				h = m.stem.Forward(&tp, &m.adj, x)
-			}
-			tp.Backward(autodiff.Sum(&tp, autodiff.Square(&tp, h)))
-			return append([]float32(nil), h.Value.Data...), append([]float32(nil), m.stem.W.Grad.Data...)
-		}
-		so, sg := run(true)
-		do, dg := run(false)
-		if !equalWithin(so, do, 1e-5) || !equalWithin(sg, dg, 1e-4) {
-			t.Errorf("scaled values %v: sparse stem differs from the dense one", scaled)
 		}
 	}
 }

@@ -1,9 +1,14 @@
-package model
+package model_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/prcaps/prcaps/capsule"
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/model"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/train"
@@ -13,28 +18,28 @@ import (
 // Cora and takes two training steps: the loss must be finite and every
 // parameter gradient finite.
 func TestPRCapsNetVariantsStep(t *testing.T) {
-	ds := embeddedCora(t)
-	variants := map[string]func(*PRCapsConfig){
-		"full":            func(*PRCapsConfig) {},
-		"pcr":             func(c *PRCapsConfig) { c.Routing = "pcr" },
-		"euclidean+prcc":  func(c *PRCapsConfig) { c.Routing = "euclidean" },
-		"caps only":       func(c *PRCapsConfig) { c.Routing, c.Classifier = "euclidean", "linear" },
-		"pr only":         func(c *PRCapsConfig) { c.Routing = "none" },
-		"acr+linear":      func(c *PRCapsConfig) { c.Classifier = "linear" },
-		"fixed curvature": func(c *PRCapsConfig) { c.FixedCurvature = true },
-		"no gates":        func(c *PRCapsConfig) { c.NoC, c.NoA, c.NoR = true, true, true },
-		"parents, detach": func(c *PRCapsConfig) { c.Coupling, c.DetachB = "parents", true },
-		"L=2, T=1, K=2":   func(c *PRCapsConfig) { c.Layers, c.Iters, c.K = 2, 1, 2 },
-		"s=3 t=1 tanh":    func(c *PRCapsConfig) { c.S, c.T, c.Activation = 3, 1, "tanh" },
+	ds := model.LoadEmbeddedCora(t)
+	variants := map[string]func(*model.PRCapsConfig){
+		"full":            func(*model.PRCapsConfig) {},
+		"pcr":             func(c *model.PRCapsConfig) { c.Routing = model.RoutingPCR },
+		"euclidean+prcc":  func(c *model.PRCapsConfig) { c.Routing = model.RoutingEuclidean },
+		"caps only":       func(c *model.PRCapsConfig) { c.Routing, c.Classifier = model.RoutingEuclidean, model.ClassifierLinear },
+		"pr only":         func(c *model.PRCapsConfig) { c.Routing = model.RoutingNone },
+		"acr+linear":      func(c *model.PRCapsConfig) { c.Classifier = model.ClassifierLinear },
+		"fixed curvature": func(c *model.PRCapsConfig) { c.FixedCurvature = true },
+		"no gates":        func(c *model.PRCapsConfig) { c.NoC, c.NoA, c.NoR = true, true, true },
+		"parents, detach": func(c *model.PRCapsConfig) { c.Coupling, c.DetachB = capsule.CouplingOverParents, true },
+		"L=2, T=1, K=2":   func(c *model.PRCapsConfig) { c.Layers, c.Iters, c.K = 2, 1, 2 },
+		"s=3 t=1 tanh":    func(c *model.PRCapsConfig) { c.S, c.T, c.Activation = 3, 1, manifold.ActTanh },
 	}
 	for name, edit := range variants {
-		cfg := DefaultPRCapsConfig()
+		cfg := model.DefaultPRCapsConfig()
 		edit(&cfg)
-		m, err := NewPRCapsNet(ds, cfg, 1)
+		m, err := model.NewPRCapsNet(cfg, model.NodeShape(ds), 1)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		_, tc, _ := DefaultNodeConfig("prcapsnet")
+		tc := train.Recipe(data.NodeTask, "prcapsnet")
 		tc.Epochs = 2
 		r, err := train.RunNode(m, ds, *ds.Public, tc, 1, nil)
 		if err != nil {
@@ -56,10 +61,10 @@ func TestPRCapsNetVariantsStep(t *testing.T) {
 }
 
 func TestPRCapsNetFixedCurvatureFreezesBetas(t *testing.T) {
-	ds := embeddedCora(t)
-	cfg := DefaultPRCapsConfig()
+	ds := model.LoadEmbeddedCora(t)
+	cfg := model.DefaultPRCapsConfig()
 	cfg.FixedCurvature = true
-	m, err := NewPRCapsNet(ds, cfg, 1)
+	m, err := model.NewPRCapsNet(cfg, model.NodeShape(ds), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +77,7 @@ func TestPRCapsNetFixedCurvatureFreezesBetas(t *testing.T) {
 	for i, p := range curv.Params {
 		before[i] = p.Value.Data[0]
 	}
-	_, tc, _ := DefaultNodeConfig("prcapsnet")
+	tc := train.Recipe(data.NodeTask, "prcapsnet")
 	tc.Epochs = 3
 	if _, err := train.RunNode(m, ds, *ds.Public, tc, 1, nil); err != nil {
 		t.Fatal(err)
@@ -85,37 +90,37 @@ func TestPRCapsNetFixedCurvatureFreezesBetas(t *testing.T) {
 }
 
 func TestPRCapsNetRejectsBadConfig(t *testing.T) {
-	ds := embeddedCora(t)
-	for _, edit := range []func(*PRCapsConfig){
-		func(c *PRCapsConfig) { c.T = 0 },
-		func(c *PRCapsConfig) { c.Routing = "magic" },
-		func(c *PRCapsConfig) { c.Classifier = "svm" },
-		func(c *PRCapsConfig) { c.Iters = 0 },
-		func(c *PRCapsConfig) { c.Activation = "gelu" },
-		func(c *PRCapsConfig) { c.Coupling = "both" },
-		func(c *PRCapsConfig) { c.Stem = "gin" },
-		func(c *PRCapsConfig) { c.InputDropout = 1 },
-		func(c *PRCapsConfig) { c.Dropout = -0.5 },
-		func(c *PRCapsConfig) { c.RoutingInit = "zeros" },
-		func(c *PRCapsConfig) { c.RoutingInit = "torch-graph" }, // no graph-level layer here
+	ds := model.LoadEmbeddedCora(t)
+	for _, edit := range []func(*model.PRCapsConfig){
+		func(c *model.PRCapsConfig) { c.T = 0 },
+		func(c *model.PRCapsConfig) { c.Routing = 9 },
+		func(c *model.PRCapsConfig) { c.Classifier = 9 },
+		func(c *model.PRCapsConfig) { c.Iters = -2 },
+		func(c *model.PRCapsConfig) { c.Activation = 9 },
+		func(c *model.PRCapsConfig) { c.Coupling = 9 },
+		func(c *model.PRCapsConfig) { c.Stem = 9 },
+		func(c *model.PRCapsConfig) { c.InputDropout = 1 },
+		func(c *model.PRCapsConfig) { c.Dropout = -0.5 },
+		func(c *model.PRCapsConfig) { c.RoutingInit = 9 },
+		func(c *model.PRCapsConfig) { c.RoutingInit = model.InitTorchGraph }, // no graph-level layer here
 	} {
-		cfg := DefaultPRCapsConfig()
+		cfg := model.DefaultPRCapsConfig()
 		edit(&cfg)
-		if _, err := NewPRCapsNet(ds, cfg, 0); err == nil {
+		if _, err := model.NewPRCapsNet(cfg, model.NodeShape(ds), 0); err == nil {
 			t.Errorf("config %+v: no error", cfg)
 		}
 	}
 }
 
 func TestPRCapsNetStepAllocatesNothing(t *testing.T) {
-	ds := embeddedCora(t)
-	cfg := DefaultPRCapsConfig() // every stage, at a small width to keep the test quick
+	ds := model.LoadEmbeddedCora(t)
+	cfg := model.DefaultPRCapsConfig() // every stage, at a small width to keep the test quick
 	cfg.Hidden, cfg.S, cfg.T, cfg.K = 16, 3, 2, 2
-	m, err := NewPRCapsNet(ds, cfg, 0)
+	m, err := model.NewPRCapsNet(cfg, model.NodeShape(ds), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tc, _ := DefaultNodeConfig("prcapsnet")
+	tc := train.Recipe(data.NodeTask, "prcapsnet")
 	allocs, err := train.StepAllocs(m, ds, *ds.Public, tc)
 	if err != nil {
 		t.Fatal(err)
@@ -129,26 +134,26 @@ func TestPRCapsNetStepAllocatesNothing(t *testing.T) {
 // 0.5, the authors' code): with both dropouts at zero a training pass
 // equals an evaluation pass, and input dropout alone changes it.
 func TestPRCapsNetInputDropout(t *testing.T) {
-	ds := embeddedCora(t)
-	cfg := DefaultPRCapsConfig()
+	ds := model.LoadEmbeddedCora(t)
+	cfg := model.DefaultPRCapsConfig()
 	if cfg.InputDropout != 0.5 || cfg.Dropout != 0.5 {
 		t.Fatalf("node defaults: input dropout %v, dropout %v; want 0.5 and 0.5", cfg.InputDropout, cfg.Dropout)
 	}
-	pass := func(m train.NodeModel, training bool) []float32 {
+	pass := func(m model.NodeModel, training bool) []float32 {
 		var tp autodiff.Tape[float32]
 		tp.NoGrad = true
-		return m.Forward(&tp, training, rand.New(rand.NewPCG(1, 2))).Value.Data
+		return m.Forward(&tp, ds.Graph, ds.X, training, rand.New(rand.NewPCG(1, 2))).Value.Data
 	}
 	for _, tc := range []struct {
 		input float64
 		same  bool
 	}{{0, true}, {0.5, false}} {
 		cfg.Dropout, cfg.InputDropout = 0, tc.input
-		m, err := NewPRCapsNet(ds, cfg, 0)
+		m, err := model.NewPRCapsNet(cfg, model.NodeShape(ds), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if same := equalWithin(pass(m, true), pass(m, false), 1e-6); same != tc.same {
+		if same := model.EqualWithin(pass(m, true), pass(m, false), 1e-6); same != tc.same {
 			t.Errorf("input dropout %v: training pass equal to evaluation pass: %v, want %v", tc.input, same, tc.same)
 		}
 	}

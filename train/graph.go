@@ -10,24 +10,12 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/optim"
 )
 
-// GraphModel is a trainable model that classifies the graphs of a
-// mini-batch (DESIGN §5 "Graph classification network").
-type GraphModel interface {
-	// Forward records the logits (graphs × classes) of the graphs of b on
-	// t. In training mode dropout draws from rng.
-	Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32]
-	// Groups returns the parameter groups for the optimiser. Forward in
-	// evaluation mode must depend on the model only through these
-	// parameters: the test set is scored once per fold, from a copy of the
-	// parameters at the selected epoch (see RunGraph).
-	Groups() []optim.Group[float32]
-}
-
 // GraphBuilder makes a fresh graph model for one fold from that fold's seed.
-type GraphBuilder func(seed uint64) (GraphModel, error)
+type GraphBuilder func(seed uint64) (model.GraphModel, error)
 
 // DefaultBatchSize is the graph mini-batch size of the paper (DESIGN §5
 // "Optimiser": batch 16).
@@ -150,7 +138,7 @@ func (p GraphProtocol) Name() string {
 // graphTrainer holds one fold's state; its batches and tapes are reused
 // across steps, so a warm step allocates nothing.
 type graphTrainer struct {
-	m          GraphModel
+	m          model.GraphModel
 	ds         *data.GraphDataset
 	split      data.Split
 	cfg        Config
@@ -176,7 +164,7 @@ type graphBatching struct {
 	size, microNodes, eval int
 }
 
-func newGraphTrainer(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64) (*graphTrainer, error) {
+func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64) (*graphTrainer, error) {
 	for _, set := range [][]int32{split.Train, split.Val, split.Test} {
 		for _, g := range set {
 			if g < 0 || int(g) >= len(ds.Graphs) {
@@ -365,11 +353,11 @@ func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, e
 // epoch (its TestAcc is NaN: the test set is not scored while training).
 // Patience counts the epochs since the validation accuracy last rose: a
 // tie moves the selection but does not reset it.
-func RunGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, progress func(Epoch)) (Result, error) {
+func RunGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, progress func(Epoch)) (Result, error) {
 	return runGraph(m, ds, split, cfg, graphBatching{batchSize, DefaultMicroBatchNodes, defaultEvalBatch}, seed, graphHooks{progress: progress})
 }
 
-func runGraph(m GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (Result, error) {
+func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (Result, error) {
 	tr, err := newGraphTrainer(m, ds, split, cfg, sizes, seed)
 	if err != nil {
 		return Result{}, err
@@ -477,7 +465,7 @@ func selectsGraphEpoch(best, valAcc float64) bool {
 // the median number of heap allocations of one steady-state training step
 // on it (the engine's "no allocation in the training step" contract; the
 // median ignores the runtime's own rare allocations, see StepAllocs).
-func GraphStepAllocs(m GraphModel, ds *data.GraphDataset, idx []int32, cfg Config) (float64, error) {
+func GraphStepAllocs(m model.GraphModel, ds *data.GraphDataset, idx []int32, cfg Config) (float64, error) {
 	split := data.Split{Train: idx, Val: idx}
 	tr, err := newGraphTrainer(m, ds, split, cfg, graphBatching{len(idx), DefaultMicroBatchNodes, len(idx)}, 0)
 	if err != nil {

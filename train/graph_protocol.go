@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
 )
 
 // RunGraphProtocol runs the graph protocol p (DESIGN §6) on ds: stratified
@@ -92,7 +93,7 @@ type graphRun struct {
 	job     GraphJob
 	p       GraphProtocol
 	splits  []data.Split
-	m0      GraphModel
+	m0      model.GraphModel
 	cost    float64 // nodes × epochs, for ordering the folds of several jobs
 	results []Result
 	errs    []error // written under the callbacks' mutex

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/optim"
 )
 
@@ -278,7 +279,7 @@ func TestOnValidationMatchesValAcc(t *testing.T) {
 		seen[k] = len(v.Graphs)
 	}}
 	cfg := Config{Epochs: 3, LR: 0.05, Optimizer: "adam"}
-	build := func(uint64) (GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
+	build := func(uint64) (model.GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
 	_, err := RunGraphProtocol(ds, build, p, cfg, func(fold int, e Epoch) { valAcc[key{fold, e.Epoch}] = e.ValAcc }, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +329,7 @@ func TestRunGraphLRSchedule(t *testing.T) {
 func TestOnTestCurveMatchesSelection(t *testing.T) {
 	ds, _ := mutagFold(t)
 	cfg := Config{Epochs: 4, LR: 0.05, Optimizer: "adam"}
-	build := func(uint64) (GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
+	build := func(uint64) (model.GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
 	plain, err := RunGraphProtocol(ds, build, GraphProtocol{OnlyFolds: 3, Parallel: 2}, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -389,8 +390,8 @@ func TestSelectOnCurves(t *testing.T) {
 // others.
 func TestRunGraphProtocolsMatchesAlone(t *testing.T) {
 	ds, _ := mutagFold(t)
-	build := func(uint64) (GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
-	failing := func(seed uint64) (GraphModel, error) {
+	build := func(uint64) (model.GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
+	failing := func(seed uint64) (model.GraphModel, error) {
 		if seed == 2 {
 			return nil, fmt.Errorf("no model for seed 2")
 		}

@@ -11,17 +11,9 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/optim"
 )
-
-// NodeModel is a trainable model that scores every node of one graph.
-type NodeModel interface {
-	// Forward records the logits (nodes × classes) of every node on t. In
-	// training mode dropout draws from rng.
-	Forward(t *autodiff.Tape[float32], training bool, rng *rand.Rand) *autodiff.Var[float32]
-	// Groups returns the parameter groups for the optimiser.
-	Groups() []optim.Group[float32]
-}
 
 // Config is the training loop's configuration. The zero value is not
 // useful; start from DefaultConfig.
@@ -101,7 +93,8 @@ func NodeLabels(y []int32, classes int) (autodiff.Labels, error) {
 // nodeTrainer holds one run's state: the model, its optimiser, the tapes
 // for training and evaluation, and the labels.
 type nodeTrainer struct {
-	m      NodeModel
+	m      model.NodeModel
+	ds     *data.NodeDataset
 	split  data.Split
 	cfg    Config
 	labels autodiff.Labels
@@ -113,7 +106,7 @@ type nodeTrainer struct {
 	eval   autodiff.Tape[float32]
 }
 
-func newNodeTrainer(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64) (*nodeTrainer, error) {
+func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64) (*nodeTrainer, error) {
 	for _, set := range [][]int32{split.Train, split.Val, split.Test} {
 		for _, v := range set {
 			if v < 0 || int(v) >= len(ds.Y) || ds.Y[v] < 0 {
@@ -136,7 +129,7 @@ func newNodeTrainer(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Con
 	if err != nil {
 		return nil, err
 	}
-	tr := &nodeTrainer{m: m, split: split, cfg: cfg, labels: labels, opt: opt, lr: lr,
+	tr := &nodeTrainer{m: m, ds: ds, split: split, cfg: cfg, labels: labels, opt: opt, lr: lr,
 		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	for _, g := range m.Groups() {
 		if !g.Frozen {
@@ -151,7 +144,7 @@ func newNodeTrainer(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Con
 // step runs one training step and returns the training loss.
 func (tr *nodeTrainer) step(epoch int) (float64, error) {
 	tr.tape.Reset()
-	logits := tr.m.Forward(&tr.tape, true, tr.rng)
+	logits := tr.m.Forward(&tr.tape, tr.ds.Graph, tr.ds.X, true, tr.rng)
 	loss := autodiff.SoftmaxCrossEntropy(&tr.tape, logits, tr.labels, tr.split.Train)
 	lv := float64(loss.Value.Data[0])
 	if math.IsNaN(lv) || math.IsInf(lv, 0) {
@@ -176,7 +169,7 @@ func (tr *nodeTrainer) step(epoch int) (float64, error) {
 // it returns the validation loss.
 func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
 	tr.eval.Reset()
-	out := tr.m.Forward(&tr.eval, false, tr.rng)
+	out := tr.m.Forward(&tr.eval, tr.ds.Graph, tr.ds.X, false, tr.rng)
 	vl := autodiff.SoftmaxCrossEntropy(&tr.eval, out, tr.labels, tr.split.Val)
 	e.TrainAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Train)
 	e.ValAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Val)
@@ -187,7 +180,7 @@ func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
 // RunNode trains m full-batch on split.Train for cfg.Epochs epochs,
 // evaluating every epoch, and returns the accuracies at the epoch of best
 // validation accuracy. progress, if non-nil, is called after every epoch.
-func RunNode(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch)) (Result, error) {
+func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch)) (Result, error) {
 	tr, err := newNodeTrainer(m, ds, split, cfg, seed)
 	if err != nil {
 		return Result{}, err
@@ -229,7 +222,7 @@ func RunNode(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, se
 // (a GC cycle starting its workers, the scavenger's timers) land in some
 // epoch now and then; the median ignores them, while an allocation in the
 // step itself shows up in every epoch.
-func StepAllocs(m NodeModel, ds *data.NodeDataset, split data.Split, cfg Config) (float64, error) {
+func StepAllocs(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config) (float64, error) {
 	tr, err := newNodeTrainer(m, ds, split, cfg, 0)
 	if err != nil {
 		return 0, err

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/optim"
 )
 
@@ -88,7 +89,7 @@ func CountParams(groups []optim.Group[float32]) int {
 }
 
 // Builder makes a fresh model for one run from that run's seed.
-type Builder func(seed uint64) (NodeModel, error)
+type Builder func(seed uint64) (model.NodeModel, error)
 
 // RunNodeProtocol trains a fresh model per seed under p and summarises the
 // runs. onRun, if non-nil, is called after each run; onEpoch after each epoch.

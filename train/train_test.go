@@ -8,6 +8,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/optim"
 )
 
@@ -62,7 +63,7 @@ func newLinear(ds *data.NodeDataset) *linearModel {
 	return m
 }
 
-func (m *linearModel) Forward(t *autodiff.Tape[float32], training bool, rng *rand.Rand) *autodiff.Var[float32] {
+func (m *linearModel) Forward(t *autodiff.Tape[float32], _ *data.Graph, _ data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
 	out := autodiff.Add(t, autodiff.MatMul(t, m.x, m.w), m.b)
 	if m.nan {
 		out = autodiff.Log(t, autodiff.Scale(t, out, -1e30))
@@ -148,7 +149,7 @@ func TestRunNodeProtocolIsDeterministic(t *testing.T) {
 	ds := blobs(120)
 	cfg := DefaultConfig()
 	cfg.Epochs = 20
-	build := func(seed uint64) (NodeModel, error) { return newLinear(ds), nil }
+	build := func(seed uint64) (model.NodeModel, error) { return newLinear(ds), nil }
 	p := NodeProtocol{Split: "random", Seeds: 3}
 	a, err := RunNodeProtocol(ds, build, p, cfg, nil, nil)
 	if err != nil {
@@ -170,7 +171,7 @@ func TestRunNodeProtocolParallelMatchesSerial(t *testing.T) {
 	ds := blobs(120)
 	cfg := DefaultConfig()
 	cfg.Epochs = 15
-	build := func(seed uint64) (NodeModel, error) { return newLinear(ds), nil }
+	build := func(seed uint64) (model.NodeModel, error) { return newLinear(ds), nil }
 	serial, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "random", Seeds: 4}, cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)

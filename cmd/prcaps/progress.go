@@ -31,7 +31,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 // update shows done/total with a message; final forces a plain line.
-func (p *progress) update(label string, done, total int, msg string) {
+func (p *progress) Update(label string, done, total int, msg string) {
 	if p.quiet {
 		return
 	}
@@ -54,7 +54,7 @@ func (p *progress) update(label string, done, total int, msg string) {
 }
 
 // line prints a line of its own (clearing a bar first on a terminal).
-func (p *progress) line(format string, args ...any) {
+func (p *progress) Line(format string, args ...any) {
 	if p.quiet {
 		return
 	}

@@ -2,82 +2,70 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/pprof"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/train"
 )
 
-// defaultModel is what `prcaps train` trains without --model.
-const defaultModel = "prcapsnet"
-
-// trainFlags are the flags of `prcaps train`; zero numeric values mean "the
-// model's default".
+// trainFlags are the flags of `prcaps train`. The model's own options
+// (--hidden, --k, ...) are read from the registered models' configuration
+// structs (modelFlags); the training flags override the model's recipe
+// (train.Recipe) only when given.
 type trainFlags struct {
-	model, dataset, root, split, optimizer string
-	edges, features, labels                string
-	cpuProfile                             string
-	seeds, firstSeed, epochs, hidden       int
-	patience                               int
-	lrSchedule                             string
-	lr, wd, dropout, inputDropout, clip    float64
-	asJSON, quiet, nodeAttr                bool
-
-	// PR-CapsNet options (DESIGN §5); the defaults are the model's.
-	caps model.PRCapsConfig
-
-	// Graph classification (train_graph.go).
-	graph graphFlags
+	model, dataset, root, split, task   string
+	edges, features, labels, cpuProfile string
+	valLogits, testCurve                string
+	seeds, firstSeed, folds, foldSeed   int
+	onlyFolds, batch, microNodes        int
+	parallel                            int
+	asJSON, quiet, nodeAttr             bool
+	set                                 map[string]bool // the flags given
+	opts                                modelFlags
+	recipe                              recipeFlags
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", "Trains a model under a paper protocol and prints mean ± std test accuracy at the\n"+
 		"best-validation epoch, the parameter count and the wall time.\n\n"+
-		"With no flags: "+defaultModel+" on the embedded Cora, one random 60/20/20 split.\n"+
+		"With no flags: PR-CapsNet on the embedded Cora, one random 60/20/20 split.\n"+
 		"Node datasets: cora citeseer pubmed cs (or any npz under --data, or your own files with --edges).\n"+
-		"Graph datasets (stratified k-fold CV): mutag nci1 nci109 dd proteins, or any TU set under --data with --task graph.", stderr)
+		"Graph datasets (stratified k-fold CV): mutag nci1 nci109 dd proteins, or any TU set under --data with --task graph.\n"+
+		"Node models: "+strings.Join(model.Names(data.NodeTask), ", ")+"; graph models: "+strings.Join(model.Names(data.GraphTask), ", ")+".", stderr)
 	var f trainFlags
-	fs.StringVar(&f.model, "model", defaultModel, "model: "+strings.Join(model.NodeModels(), ", "))
-	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file")
-	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora is embedded")
+	fs.StringVar(&f.model, "model", "prcapsnet", "model: "+strings.Join(allModelNames(), ", "))
+	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file; with --task graph and no --dataset: mutag")
+	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora and MUTAG are embedded")
+	fs.StringVar(&f.task, "task", "", "node or graph; empty: the dataset's task (graph for mutag nci1 nci109 dd proteins)")
 	fs.StringVar(&f.split, "split", "random", "node split: random (60/20/20 per seed) or public (Planetoid's 20 per class/500/1000)")
-	fs.IntVar(&f.seeds, "seeds", 1, "number of runs (seeds first-seed, first-seed+1, ...); the paper's protocol uses 10")
-	fs.IntVar(&f.firstSeed, "first-seed", 0, "seed of the first run")
-	fs.IntVar(&f.epochs, "epochs", 0, "training epochs (0: the model's default: 200 node, 100 graph)")
-	fs.IntVar(&f.hidden, "hidden", 0, "hidden width of GCN / of PR-CapsNet's GCN stem (0: the model's default, 64)")
-	fs.IntVar(&f.patience, "patience", 0, "stop a run after this many epochs without a better validation accuracy (0: never)")
-	fs.Float64Var(&f.lr, "lr", 0, "learning rate (0: the model's default: 0.005 prcapsnet (node and graph), 0.01 gcn)")
-	fs.StringVar(&f.lrSchedule, "lr-schedule", "", "learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting); empty: the model's default, step for the graph network, constant otherwise")
-	fs.Float64Var(&f.wd, "wd", -1, "weight decay (-1: the model's default: 5e-4 node, 1e-4 graph)")
-	fs.Float64Var(&f.dropout, "dropout", -1, "dropout probability of the hidden layer, and of GCN's input features (-1: the model's default, 0.5)")
-	fs.Float64Var(&f.inputDropout, "input-dropout", -1, "prcapsnet: dropout probability of the input node features (-1: the model's default, 0.5 node, 0 graph)")
-	fs.Float64Var(&f.clip, "clip", -1, "clip the global gradient norm to this value (0: off; -1: the model's default, 1 for prcapsnet)")
-	def := model.DefaultPRCapsConfig()
-	f.caps = def
-	fs.StringVar(&f.caps.Stem, "stem", "", "prcapsnet: the stem's aggregation: gcn (D^-1/2 (A+I) D^-1/2) or sum (A+I, GIN-0's, keeps neighbour counts); empty: the model's default, gcn")
-	fs.IntVar(&f.caps.S, "s", def.S, "prcapsnet: space-like capsule dimensions s")
-	fs.IntVar(&f.caps.T, "t", def.T, "prcapsnet: time-like capsule dimensions t (the time block has t+1)")
-	fs.IntVar(&f.caps.Layers, "layers", def.Layers, "prcapsnet: routing layers L (the authors' code uses 1, the paper's text 3)")
-	fs.IntVar(&f.caps.K, "k", def.K, "prcapsnet: perspectives K of adaptive curvature routing")
-	fs.IntVar(&f.caps.Iters, "iters", def.Iters, "prcapsnet: routing iterations T")
-	fs.StringVar(&f.caps.Routing, "routing", def.Routing, "prcapsnet: acr, pcr, euclidean (Caps only) or none (PR only)")
-	fs.StringVar(&f.caps.Classifier, "classifier", def.Classifier, "prcapsnet: prcc or linear")
-	fs.Float64Var(&f.caps.ClassifierScale, "prcc-scale", def.ClassifierScale, "prcapsnet: PRCC's initial logit scale softplus(τ₀)")
-	fs.StringVar(&f.caps.Activation, "activation", def.Activation, "prcapsnet: tangent activation squash, tanh, relu or identity")
-	fs.StringVar(&f.caps.RoutingInit, "routing-init", def.RoutingInit, "prcapsnet: initialisation of the routing layers' prediction weights: identity (I + U(±0.05)), torch (U(±1/√fan_in), PyTorch's nn.Linear default) or, in the graph network, torch-graph (torch in the graph-level layer only)")
-	fs.StringVar(&f.caps.Coupling, "coupling", def.Coupling, "prcapsnet: coupling: children (softmax over the children of each parent) or parents (over the parents of each child, classic CapsNet; in the graph network a class capsule then sums its graph's nodes)")
-	fs.BoolVar(&f.caps.DetachB, "detach-b", false, "prcapsnet: stop gradients through the routing logits (CapsGNN style)")
-	fs.BoolVar(&f.caps.NoC, "no-gate-c", false, "prcapsnet: remove the gate's curvature-compatibility term")
-	fs.BoolVar(&f.caps.NoA, "no-gate-a", false, "prcapsnet: remove the gate's feature-alignment term")
-	fs.BoolVar(&f.caps.NoR, "no-gate-r", false, "prcapsnet: remove the gate's routing-consistency term")
-	fs.BoolVar(&f.caps.FixedCurvature, "fixed-curvature", false, "prcapsnet: freeze the manifold and perspective curvatures")
-	fs.BoolVar(&f.caps.NormalizeFeatures, "normalize-features", false, "prcapsnet: divide each node's features by their sum (GCN always does)")
-	fs.StringVar(&f.optimizer, "optimizer", "", "adam, adamw or radam (RiemannianAdam); empty: the model's default")
+	fs.IntVar(&f.seeds, "seeds", 1, "node: number of runs (seeds first-seed, first-seed+1, ...); the paper's protocol uses 10")
+	fs.IntVar(&f.firstSeed, "first-seed", 0, "seed of the first run (node) or of fold 0 (graph)")
+	fs.IntVar(&f.folds, "folds", 10, "graph: stratified cross-validation folds (the paper's protocol: 10)")
+	fs.IntVar(&f.foldSeed, "fold-seed", 0, "graph: seed of the fold assignment (fixed across models)")
+	fs.IntVar(&f.onlyFolds, "only-folds", 0, "graph: run only the first N folds (0: all)")
+	fs.IntVar(&f.batch, "batch", train.DefaultBatchSize, "graph: training mini-batch size (graphs)")
+	fs.IntVar(&f.microNodes, "micro-batch-nodes", train.DefaultMicroBatchNodes,
+		"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs), whose gradients add up before the step; "+
+			"a speed and memory setting that changes results only through rounding and dropout draws")
+	fs.IntVar(&f.parallel, "parallel", 1, "runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it")
+	fs.StringVar(&f.valLogits, "val-logits", "",
+		"graph: write every epoch's validation logits to `dir`/<dataset>-foldNN.tsv (epoch, graph, label, logits), "+
+			"for comparing epoch-selection rules with go run ./tools/selection dir; no test label is written")
+	fs.StringVar(&f.testCurve, "test-curve", "",
+		"graph: also score the test fold after every epoch, write each fold's validation and test accuracy per epoch to `file` (TSV), "+
+			"and print the accuracy at the one epoch of best mean test accuracy over the folds (Xu et al. 2019's reporting, which selects on "+
+			"test labels: for comparing with papers that use it, never a result of this protocol, whose selection and training it leaves as they are)")
 	fs.StringVar(&f.edges, "edges", "", "your own graph: edge list file (CSV/TSV \"src,dst\" per line; see README); replaces --dataset")
 	fs.StringVar(&f.features, "features", "", "with --edges: node features file (\"id,f1,...,fd\" per line); empty: one constant feature")
 	fs.StringVar(&f.labels, "labels", "", "with --edges: node labels file (\"id,label\" per line)")
@@ -85,10 +73,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
 	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
-	f.graph.register(fs)
+	f.recipe.register(fs)
+	f.opts.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	if f.cpuProfile != "" {
 		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
@@ -96,55 +87,162 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	if err := train.CheckSchedule(f.lrSchedule); err != nil {
-		return usagef("--lr-schedule: %v", err)
+	ds, err := f.loadData()
+	if err != nil {
+		return err
 	}
-	if graphTask(fs, &f) {
-		return runTrainGraph(f, stdout, stderr)
+	if err := f.check(ds); err != nil {
+		return err
 	}
-	if f.seeds < 1 {
+	cfg, err := f.opts.config(ds.Task, f.model)
+	if err != nil {
+		return err
+	}
+	run := experiment.Run{Model: strings.ToLower(f.model), Config: cfg, Dataset: ds,
+		Node: train.NodeProtocol{Split: f.split, Seeds: f.seeds, FirstSeed: uint64(f.firstSeed), Parallel: f.parallel},
+		Graph: train.GraphProtocol{Folds: f.folds, FoldSeed: uint64(f.foldSeed), FirstSeed: uint64(f.firstSeed),
+			BatchSize: f.batch, MicroBatchNodes: f.microNodes, Parallel: f.parallel, OnlyFolds: f.onlyFolds}}
+	if run.Train, err = f.recipe.apply(run.TrainConfig()); err != nil {
+		return err
+	}
+	return f.run(run, stdout, stderr)
+}
+
+// check rejects flag combinations that do not fit the dataset's task.
+func (f *trainFlags) check(ds *data.Dataset) error {
+	graphOnly := []string{"folds", "fold-seed", "only-folds", "batch", "micro-batch-nodes", "val-logits", "test-curve"}
+	nodeOnly := []string{"split", "seeds"}
+	for _, name := range slices.Concat(graphOnly, nodeOnly) {
+		if f.set[name] && slices.Contains(graphOnly, name) != (ds.Task == data.GraphTask) {
+			return usagef("--%s does not apply to %s classification", name, ds.Task)
+		}
+	}
+	switch {
+	case f.seeds < 1:
 		return usagef("--seeds must be at least 1")
-	}
-	if f.split != "random" && f.split != "public" {
+	case f.split != "random" && f.split != "public":
 		return usagef("--split must be random or public, not %q", f.split)
+	case f.folds < 2 || f.batch < 1 || f.microNodes < 1:
+		return usagef("--folds must be at least 2, --batch and --micro-batch-nodes at least 1")
+	case f.testCurve != "" && f.recipe.patience > 0:
+		return usagef("--test-curve compares whole curves: it needs every fold to run all epochs, so no --patience")
 	}
+	return nil
+}
+
+// loadData loads --dataset for --task, or the user's files given with --edges.
+func (f *trainFlags) loadData() (*data.Dataset, error) {
+	switch t := strings.ToLower(f.task); t {
+	case "", "node", "graph":
+		f.task = t
+	default:
+		return nil, usagef("--task must be node or graph, not %q", f.task)
+	}
+	if f.edges != "" {
+		if f.task == "graph" {
+			return nil, usagef("--edges gives a node-classification dataset; graph classification reads TU datasets")
+		}
+		if f.labels == "" {
+			return nil, usagef("--edges needs --labels")
+		}
+		nd, err := data.LoadPlain(f.edges, f.features, f.labels)
+		if err != nil {
+			return nil, err
+		}
+		return &data.Dataset{Name: nd.Name, Task: data.NodeTask, Node: nd, From: f.edges}, nil
+	}
+	if f.features != "" || f.labels != "" {
+		return nil, usagef("--features and --labels go with --edges")
+	}
+	if f.task == "graph" && !f.set["dataset"] {
+		f.dataset = "mutag"
+	}
+	ds, err := data.Load(f.dataset, data.Options{Root: f.root, NodeAttr: f.nodeAttr})
+	if err != nil {
+		return nil, err
+	}
+	if f.task != "" && f.task != ds.Task.String() {
+		return nil, usagef("%s is a %s-classification dataset, not a %s one", ds.Name, ds.Task, f.task)
+	}
+	return ds, nil
+}
+
+// run trains and prints: progress on stderr, results on stdout.
+func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	prog := newProgress(stderr, f.quiet)
-	ds, err := loadTrainData(f)
-	if err != nil {
-		return err
+	ds, tc, unit := run.Dataset, run.TrainConfig(), "run"
+	runs, proto := f.seeds, run.Node.Name()
+	if ds.Task == data.GraphTask {
+		unit, runs, proto = "fold", f.folds, run.Graph.Name()
+		if f.onlyFolds > 0 && f.onlyFolds < runs {
+			runs = f.onlyFolds
+		}
+		g := ds.Graph
+		nodes := 0
+		for _, s := range g.Graphs {
+			nodes += s.Graph.N
+		}
+		prog.Line("%s on %s (%d graphs, %d nodes, %d features, %d classes; from %s), %s, %d epochs, batch %d",
+			run.ModelName(), g.Name, len(g.Graphs), nodes, g.NumFeatures, g.NumClasses, ds.From, proto, tc.Epochs, f.batch)
+	} else {
+		prog.Line("%s on %s (%d nodes, %d features, %d classes; from %s), %s, %d epochs",
+			run.ModelName(), ds.Name, ds.Node.Graph.N, ds.Node.X.Cols(), ds.Node.NumClasses, ds.From, proto, tc.Epochs)
 	}
-	if ds.Task != data.NodeTask {
-		return usagef("%s is a graph-classification dataset: run it with --task graph", ds.Name)
+	var logits *valLogits
+	var curves *testCurves
+	var err error
+	if f.valLogits != "" {
+		if logits, err = newValLogits(f.valLogits, ds.Name); err != nil {
+			return err
+		}
+		run.Graph.OnValidation = logits.record
 	}
-	cfg, build, err := nodeModel(f, ds.Node)
-	if err != nil {
-		return err
+	if f.testCurve != "" {
+		if curves, err = newTestCurves(f.testCurve); err != nil {
+			return err
+		}
+		run.Graph.OnTestCurve = curves.record
 	}
-	proto := train.NodeProtocol{Split: f.split, Seeds: f.seeds, FirstSeed: uint64(f.firstSeed), Parallel: f.graph.parallel}
-	prog.line("%s on %s (%d nodes, %d features, %d classes; from %s), %s, %d epochs",
-		f.model, ds.Name, ds.Node.Graph.N, ds.Node.X.Cols(), ds.Node.NumClasses, ds.From, proto.Name(), cfg.Epochs)
 	enc := json.NewEncoder(stdout)
-	sum, err := train.RunNodeProtocol(ds.Node, build, proto, cfg,
-		func(run int, e train.Epoch) {
-			prog.update(fmt.Sprintf("run %d/%d", run+1, f.seeds), e.Epoch, cfg.Epochs,
-				fmt.Sprintf("loss %.4f train %.3f val %.3f", e.Loss, e.TrainAcc, e.ValAcc))
-		},
-		func(run int, r train.Result) {
-			if f.asJSON {
-				enc.Encode(runRecord{ds.Name, "node", f.model, proto.Name(), run, r})
-			}
-			prog.line("run %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2fs",
-				run+1, f.seeds, r.Seed, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
-		})
+	run.OnEpoch = func(i int, e train.Epoch) {
+		prog.Update(fmt.Sprintf("%s %d/%d", unit, i+1, runs), e.Epoch, tc.Epochs,
+			fmt.Sprintf("loss %.4f train %.3f val %.3f", e.Loss, e.TrainAcc, e.ValAcc))
+	}
+	run.OnRun = func(i int, r train.Result) {
+		if f.asJSON {
+			enc.Encode(runRecord{ds.Name, ds.Task.String(), run.ModelName(), proto, i, r})
+		}
+		prog.Line("%s %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2fs",
+			unit, i+1, runs, r.Seed, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
+	}
+	sum, err := run.Do()
+	if logits != nil {
+		err = errors.Join(err, logits.close())
+	}
+	var sel train.CurveSelection
+	if curves != nil {
+		s, cerr := curves.close()
+		sel, err = s, errors.Join(err, cerr)
+	}
 	if err != nil {
 		return err
 	}
-	sum.Model = f.model
+	curve := ""
+	if curves != nil {
+		curve = fmt.Sprintf("test-curve reporting (selects on test labels; for comparison with papers only): %.2f ± %.2f %% at epoch %d, "+
+			"the best mean test accuracy over %d fold(s); curves in %s", 100*sel.MeanAcc, 100*sel.StdAcc, sel.Epoch, sel.FoldCount, f.testCurve)
+	}
 	if f.asJSON {
+		if curve != "" { // not a result of the protocol: never in the JSON records
+			fmt.Fprintln(stderr, curve)
+		}
 		return enc.Encode(sum)
 	}
-	fmt.Fprintf(stdout, "%s on %s, %s: test accuracy %.2f ± %.2f %% over %d run(s); %d parameters; %.2f s per run\n",
-		sum.Model, sum.Dataset, sum.Protocol, 100*sum.MeanAcc, 100*sum.StdAcc, sum.Runs, sum.Params, sum.SecondsPerRun)
+	fmt.Fprintf(stdout, "%s on %s, %s: test accuracy %.2f ± %.2f %% over %d %s(s); %d parameters; %.2f s per %s\n",
+		sum.Model, sum.Dataset, sum.Protocol, 100*sum.MeanAcc, 100*sum.StdAcc, sum.Runs, unit, sum.Params, sum.SecondsPerRun, unit)
+	if curve != "" {
+		fmt.Fprintln(stdout, curve)
+	}
 	return nil
 }
 
@@ -158,49 +256,154 @@ type runRecord struct {
 	train.Result
 }
 
-// nodeModel maps the flags onto a model config and a training config.
-func nodeModel(f trainFlags, ds *data.NodeDataset) (train.Config, train.Builder, error) {
-	mc, tc, err := model.DefaultNodeConfig(f.model)
-	if err != nil {
-		return tc, nil, usageError{err.Error()}
-	}
-	override(&tc, f)
-	mc.PRCaps = f.capsConfig(mc.PRCaps)
-	if f.hidden > 0 {
-		mc.GCN.Hidden = f.hidden
-	}
-	if f.dropout >= 0 {
-		mc.GCN.Dropout = f.dropout
-	}
-	// Build one model now so that a bad configuration is reported before
-	// any training starts.
-	if _, err := model.NewNodeModel(ds, mc, uint64(f.firstSeed)); err != nil {
-		return tc, nil, err
-	}
-	return tc, func(seed uint64) (train.NodeModel, error) { return model.NewNodeModel(ds, mc, seed) }, nil
+// recipeFlags override the model's training recipe when given.
+type recipeFlags struct {
+	epochs, patience         int
+	lr, wd, clip             float64
+	optimizer, schedule      string
+	setEpochs, setLR, setWD  bool
+	setClip, setOpt, setSchd bool
 }
 
-// capsConfig maps the PR-CapsNet flags onto base, the task's default
-// configuration: the architecture flags (registered with the model's
-// defaults) replace base's fields, while the stem, hidden and the two
-// dropouts, whose flags mean "the task's default" until given, replace
-// them only when given.
-func (f trainFlags) capsConfig(base model.PRCapsConfig) model.PRCapsConfig {
-	c := f.caps
-	c.Hidden, c.Dropout, c.InputDropout = base.Hidden, base.Dropout, base.InputDropout
-	if c.Stem == "" {
-		c.Stem = base.Stem
+func (r *recipeFlags) register(fs *flag.FlagSet) {
+	fs.Func("epochs", "training epochs (default: the model's recipe, 200 node, 100 graph)", intFlag(&r.epochs, &r.setEpochs))
+	fs.Func("lr", "learning rate (default: the model's recipe: 0.005 prcapsnet, 0.01 gcn)", floatFlag(&r.lr, &r.setLR))
+	fs.Func("wd", "weight decay (default: the model's recipe: 5e-4 node, 1e-4 graph prcapsnet)", floatFlag(&r.wd, &r.setWD))
+	fs.Func("clip", "clip the global gradient norm to this value, 0: off (default: the model's recipe, 1 for prcapsnet)", floatFlag(&r.clip, &r.setClip))
+	fs.Func("optimizer", "adam, adamw or radam (RiemannianAdam) (default: the model's recipe)", stringFlag(&r.optimizer, &r.setOpt))
+	fs.Func("lr-schedule", "learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting) "+
+		"(default: the model's recipe, step for the graph network, constant otherwise)", stringFlag(&r.schedule, &r.setSchd))
+	fs.IntVar(&r.patience, "patience", 0, "stop a run after this many epochs without a better validation accuracy (0: never)")
+}
+
+// apply returns cfg with the given flags applied, checked.
+func (r *recipeFlags) apply(cfg train.Config) (train.Config, error) {
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) || x < 0 }
+	switch {
+	case r.setEpochs && r.epochs < 1:
+		return cfg, usagef("--epochs must be at least 1")
+	case r.setLR && (bad(r.lr) || r.lr == 0):
+		return cfg, usagef("--lr must be positive and finite")
+	case r.setWD && bad(r.wd):
+		return cfg, usagef("--wd must be non-negative and finite")
+	case r.setClip && bad(r.clip):
+		return cfg, usagef("--clip must be non-negative and finite (0: off)")
+	case r.patience < 0:
+		return cfg, usagef("--patience must not be negative")
 	}
-	if f.hidden > 0 {
-		c.Hidden = f.hidden
+	if r.setSchd {
+		if err := train.CheckSchedule(r.schedule); err != nil {
+			return cfg, usagef("--lr-schedule: %v", err)
+		}
+		cfg.LRSchedule = r.schedule
 	}
-	if f.dropout >= 0 {
-		c.Dropout = f.dropout
+	if r.setEpochs {
+		cfg.Epochs = r.epochs
 	}
-	if f.inputDropout >= 0 {
-		c.InputDropout = f.inputDropout
+	if r.setLR {
+		cfg.LR = r.lr
 	}
-	return c
+	if r.setWD {
+		cfg.WeightDecay = r.wd
+	}
+	if r.setClip {
+		cfg.Clip = r.clip
+	}
+	if r.setOpt {
+		cfg.Optimizer = r.optimizer
+	}
+	cfg.Patience = r.patience
+	return cfg, nil
+}
+
+func intFlag(p *int, set *bool) func(string) error {
+	return func(s string) error {
+		_, err := fmt.Sscan(s, p)
+		*set = true
+		return err
+	}
+}
+
+func floatFlag(p *float64, set *bool) func(string) error {
+	return func(s string) error {
+		_, err := fmt.Sscan(s, p)
+		*set = true
+		return err
+	}
+}
+
+func stringFlag(p *string, set *bool) func(string) error {
+	return func(s string) error { *p, *set = s, true; return nil }
+}
+
+// modelFlags are the options of every registered model's configuration
+// (model.Options), as flags; a given flag is applied to the configuration
+// of the model that runs, and is an error if that model has no such option.
+type modelFlags struct {
+	given []*optionFlag
+}
+
+// optionFlag is one model option on the command line.
+type optionFlag struct {
+	name, value string
+	bool, set   bool
+}
+
+func (o *optionFlag) String() string     { return o.value }
+func (o *optionFlag) IsBoolFlag() bool   { return o.bool }
+func (o *optionFlag) Set(v string) error { o.value, o.set = v, true; return nil }
+
+func (m *modelFlags) register(fs *flag.FlagSet) {
+	seen := map[string]bool{}
+	var opts []model.Option
+	for _, s := range model.Specs() {
+		for _, o := range model.Options(s.Default()) {
+			if !seen[o.Name] {
+				seen[o.Name] = true
+				opts = append(opts, o)
+			}
+		}
+	}
+	sort.SliceStable(opts, func(i, j int) bool { return opts[i].Name < opts[j].Name })
+	for _, o := range opts {
+		of := &optionFlag{name: o.Name, bool: o.Bool}
+		m.given = append(m.given, of)
+		fs.Var(of, o.Name, o.Usage)
+	}
+}
+
+// config is the default configuration of the task's model name with the
+// given option flags applied and validated.
+func (m *modelFlags) config(task data.Task, name string) (model.Config, error) {
+	cfg, err := model.DefaultConfig(task, name)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	for _, o := range m.given {
+		if !o.set {
+			continue
+		}
+		if err := model.SetOption(cfg, o.name, o.value); errors.Is(err, model.ErrNoOption) {
+			return nil, usagef("--%s does not apply to the %s model %s", o.name, task, name)
+		} else if err != nil {
+			return nil, usagef("--%s: %v", o.name, err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	return cfg, nil
+}
+
+// allModelNames lists the registered models of both tasks once each.
+func allModelNames() []string {
+	var names []string
+	for _, s := range model.Specs() {
+		if !slices.Contains(names, s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	return names
 }
 
 // startCPUProfile starts a pprof CPU profile into path and returns the
@@ -218,44 +421,4 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		out.Close()
 	}, nil
-}
-
-func override(cfg *train.Config, f trainFlags) {
-	if f.epochs > 0 {
-		cfg.Epochs = f.epochs
-	}
-	if f.lr > 0 {
-		cfg.LR = f.lr
-	}
-	if f.lrSchedule != "" {
-		cfg.LRSchedule = f.lrSchedule
-	}
-	if f.wd >= 0 {
-		cfg.WeightDecay = f.wd
-	}
-	if f.optimizer != "" {
-		cfg.Optimizer = f.optimizer
-	}
-	if f.clip >= 0 {
-		cfg.Clip = f.clip
-	}
-	cfg.Patience = f.patience
-}
-
-// loadTrainData loads --dataset, or the user's files given with --edges.
-func loadTrainData(f trainFlags) (*data.Dataset, error) {
-	if f.edges == "" {
-		if f.features != "" || f.labels != "" {
-			return nil, usagef("--features and --labels go with --edges")
-		}
-		return data.Load(f.dataset, data.Options{Root: f.root, NodeAttr: f.nodeAttr})
-	}
-	if f.labels == "" {
-		return nil, usagef("--edges needs --labels")
-	}
-	nd, err := data.LoadPlain(f.edges, f.features, f.labels)
-	if err != nil {
-		return nil, err
-	}
-	return &data.Dataset{Name: nd.Name, Task: data.NodeTask, Node: nd, From: f.edges}, nil
 }

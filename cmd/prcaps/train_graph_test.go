@@ -2,12 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 )
 
@@ -45,14 +49,14 @@ func TestTrainGraphUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"train", "--task", "node", "--dataset", "mutag", "--data", ""}, 2, "--task graph"},
+		{[]string{"train", "--task", "node", "--dataset", "mutag", "--data", ""}, 2, "a graph-classification dataset"},
 		{[]string{"train", "--task", "graph", "--dataset", "cora", "--data", ""}, 2, "node-classification dataset"},
 		{[]string{"train", "--task", "graph", "--folds", "1"}, 2, "--folds must be at least 2"},
 		{[]string{"train", "--task", "graph", "--micro-batch-nodes", "0"}, 2, "--micro-batch-nodes at least 1"},
-		{[]string{"train", "--task", "graph", "--model", "gcn"}, 2, "unknown graph model"},
+		{[]string{"train", "--task", "graph", "--model", "gcn"}, 2, "unknown graph-classification model"},
 		{[]string{"train", "--task", "graph", "--routing", "euclidean", "--epochs", "1"}, 1, "supports acr and pcr"},
-		{[]string{"train", "--task", "graph", "--input-dropout", "1", "--epochs", "1"}, 1, "input dropout 1"},
-		{[]string{"train", "--input-dropout", "1", "--epochs", "1"}, 1, "input dropout 1"},
+		{[]string{"train", "--task", "graph", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
+		{[]string{"train", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
 		{[]string{"train", "--task", "graph", "--lr-schedule", "linear"}, 2, `--lr-schedule: unknown learning-rate schedule "linear" (want constant, cosine, step)`},
 		{[]string{"train", "--task", "graph", "--test-curve", "c.tsv", "--patience", "5"}, 2, "no --patience"},
 	} {
@@ -63,25 +67,43 @@ func TestTrainGraphUsage(t *testing.T) {
 	}
 }
 
-// capsConfig keeps the task's stem, hidden width and dropouts unless their flags
-// are given, and takes every architecture flag.
-func TestCapsConfig(t *testing.T) {
-	graph, _, err := model.DefaultGraphConfig("prcapsnet")
+// The model option flags change only what is given: the graph network
+// keeps its own defaults (no input dropout) unless its flag is given, an
+// option of another model is a usage error, and a bad value is refused.
+func TestModelOptionFlags(t *testing.T) {
+	parse := func(args ...string) (*modelFlags, error) {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var m modelFlags
+		m.register(fs)
+		return &m, fs.Parse(args)
+	}
+	m, err := parse("--k", "2", "--stem", "sum")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := trainFlags{dropout: -1, inputDropout: -1, caps: model.DefaultPRCapsConfig()}
-	f.caps.K, f.caps.Stem = 2, "" // --stem's default
-	got := f.capsConfig(graph)
-	if got.InputDropout != 0 || got.Dropout != 0.5 || got.Hidden != 64 || got.K != 2 || got.Stem != graph.Stem {
-		t.Errorf("defaults: got input dropout %v, dropout %v, hidden %d, K %d, stem %q; want 0, 0.5, 64, 2, %q",
-			got.InputDropout, got.Dropout, got.Hidden, got.K, got.Stem, graph.Stem)
+	cfg, err := m.config(data.GraphTask, "prcapsnet")
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.hidden, f.dropout, f.inputDropout, f.caps.Stem = 32, 0.1, 0.3, "sum"
-	got = f.capsConfig(graph)
-	if got.InputDropout != 0.3 || got.Dropout != 0.1 || got.Hidden != 32 || got.Stem != "sum" {
-		t.Errorf("given: got input dropout %v, dropout %v, hidden %d, stem %q; want 0.3, 0.1, 32, sum",
-			got.InputDropout, got.Dropout, got.Hidden, got.Stem)
+	got := cfg.(*model.PRCapsConfig)
+	if got.InputDropout != 0 || got.Dropout != 0.5 || got.Hidden != 64 || got.K != 2 || got.Stem != model.StemSum {
+		t.Errorf("graph config %+v: want input dropout 0, dropout 0.5, hidden 64, K 2, stem sum", *got)
+	}
+	m, _ = parse("--input-dropout", "0.3", "--hidden", "32", "--fixed-curvature")
+	cfg, err = m.config(data.GraphTask, "prcapsnet")
+	if got := cfg.(*model.PRCapsConfig); err != nil || got.InputDropout != 0.3 || got.Hidden != 32 || !got.FixedCurvature {
+		t.Errorf("given: %+v, %v", got, err)
+	}
+	for _, args := range [][]string{{"--k", "3"}, {"--routing", "magic"}, {"--hidden", "-4"}} {
+		m, _ := parse(args...)
+		name := "gcn"
+		if args[0] != "--k" {
+			name = "prcapsnet"
+		}
+		if _, err := m.config(data.NodeTask, name); !errors.As(err, new(usageError)) {
+			t.Errorf("%v for %s: error %v, want a usage error", args, name, err)
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -26,49 +26,41 @@ type speedRecord struct {
 	Error   string  `json:"error,omitempty"`
 }
 
-// runSpeed times whole runs (model construction and every epoch with its
-// evaluation) of each variant and prints median, min and max.
-func (b *bencher) runSpeed(vs []benchVariant) error {
+// RunSpeed times whole runs (model construction and every epoch with its
+// evaluation) of each variant on Options.Dataset and emits a table of
+// their median, min and max.
+func (b *Bench) RunSpeed(vs []Variant) error {
 	if len(vs) == 0 {
-		return usagef("no speed variant of the models %q", b.f.models)
+		return fmt.Errorf("%w: no speed variant", ErrSelection)
 	}
-	name := "cora"
-	if ds := splitList(b.f.datasets); len(ds) > 0 {
-		name = ds[0]
-	}
-	ds, err := b.load(name, data.NodeTask)
+	ds, err := b.load(b.opt.Dataset, data.NodeTask)
 	if err != nil {
 		return err
 	}
-	tab := &report.Table{Name: "speed", Title: fmt.Sprintf("Speed: whole training runs on %s, %s split, median of %d", ds.Name, b.f.split, b.f.repeat),
+	tab := &report.Table{Name: "speed", Title: fmt.Sprintf("Speed: whole training runs on %s, %s split, median of %d", ds.Name, b.opt.Split, b.opt.Repeat),
 		Columns: []string{"Model", "Epochs", "Median (s)", "Min (s)", "Max (s)", "ms/epoch", "Params"}}
 	for _, v := range vs {
 		row, err := b.timeVariant(v, ds)
 		if err != nil {
-			if b.f.asJSON {
-				if err := b.enc.Encode(speedRecord{Table: "speed", Variant: v.Label, Model: v.Model, Dataset: ds.Name, Error: err.Error()}); err != nil {
-					return err
-				}
+			if err := b.record(speedRecord{Table: "speed", Variant: v.Label, Model: v.Model, Dataset: ds.Name, Error: err.Error()}); err != nil {
+				return err
 			}
 			msg := fmt.Sprintf("%s failed: %v", v.Label, err)
 			b.failed = append(b.failed, "speed: "+msg)
 			tab.AddNote("%s.", msg)
-			b.prog.line("speed: %s", msg)
+			b.progress.Line("speed: %s", msg)
 			row = []string{v.Label, report.Missing, report.Failed, report.Missing, report.Missing, report.Missing, report.Missing}
 		}
 		tab.AddRow(row...)
 	}
 	tab.AddNote("Wall time of a whole run: model construction plus every epoch (training step and evaluation of all nodes), seed %d, GOMAXPROCS %d. DESIGN §9's target for the default PR-CapsNet 200-epoch Cora run is 1 s or less.",
-		b.f.firstSeed, runtime.GOMAXPROCS(0))
-	if err := b.emit(tab); err != nil {
-		return err
-	}
-	return b.finish()
+		b.opt.FirstSeed, runtime.GOMAXPROCS(0))
+	return b.emit(tab)
 }
 
 // timeVariant runs v --repeat times on ds and returns its table row.
-func (b *bencher) timeVariant(v benchVariant, ds *data.Dataset) ([]string, error) {
-	mc, tc, err := b.variantConfig(benchTable{}, v)
+func (b *Bench) timeVariant(v Variant, ds *data.Dataset) ([]string, error) {
+	mc, tc, err := b.variantConfig(Table{}, v)
 	if err != nil {
 		return nil, err
 	}
@@ -76,16 +68,16 @@ func (b *bencher) timeVariant(v benchVariant, ds *data.Dataset) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	seed := uint64(b.f.firstSeed)
+	seed := uint64(b.opt.FirstSeed)
 	var secs []float64
 	params := 0
-	for i := range b.f.repeat {
+	for i := range b.opt.Repeat {
 		t0 := time.Now()
-		m, err := model.NewNodeModel(ds.Node, mc, seed)
+		m, err := model.NewNode(v.Model, mc, model.NodeShape(ds.Node), seed)
 		if err != nil {
 			return nil, err
 		}
-		params = train.CountParams(m.Groups())
+		params = model.CountParams(m)
 		r, err := train.RunNode(m, ds.Node, split, tc, seed, nil)
 		if err != nil {
 			return nil, err
@@ -93,12 +85,10 @@ func (b *bencher) timeVariant(v benchVariant, ds *data.Dataset) ([]string, error
 		s := time.Since(t0).Seconds()
 		secs = append(secs, s)
 		b.runs++
-		b.prog.line("speed: %s run %d/%d: %.3f s (test %.3f)", v.Label, i+1, b.f.repeat, s, r.TestAcc)
-		if b.f.asJSON {
-			rec := speedRecord{"speed", v.Label, mc.Model, ds.Name, tc.Epochs, params, i, s, r.TestAcc, ""}
-			if err := b.enc.Encode(rec); err != nil {
-				return nil, err
-			}
+		b.progress.Line("speed: %s run %d/%d: %.3f s (test %.3f)", v.Label, i+1, b.opt.Repeat, s, r.TestAcc)
+		rec := speedRecord{"speed", v.Label, v.Model, ds.Name, tc.Epochs, params, i, s, r.TestAcc, ""}
+		if err := b.record(rec); err != nil {
+			return nil, err
 		}
 	}
 	sort.Float64s(secs)
@@ -107,14 +97,14 @@ func (b *bencher) timeVariant(v benchVariant, ds *data.Dataset) ([]string, error
 		fmt.Sprintf("%.3f", secs[len(secs)-1]), fmt.Sprintf("%.2f", 1000*med/float64(tc.Epochs)), report.Params(params)}, nil
 }
 
-func (b *bencher) speedSplit(nd *data.NodeDataset) (data.Split, error) {
-	if b.f.split == "public" {
+func (b *Bench) speedSplit(nd *data.NodeDataset) (data.Split, error) {
+	if b.opt.Split == "public" {
 		if nd.Public == nil {
 			return data.Split{}, fmt.Errorf("%s has no public split; use the random split", nd.Name)
 		}
 		return *nd.Public, nil
 	}
-	return data.RandomSplit(nd.Y, uint64(b.f.firstSeed), 0.6, 0.2), nil
+	return data.RandomSplit(nd.Y, uint64(b.opt.FirstSeed), 0.6, 0.2), nil
 }
 
 // median of sorted xs.

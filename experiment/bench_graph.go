@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -13,8 +13,8 @@ import (
 
 // graphProtocol is the graph protocol of the bench's graph tables (DESIGN
 // §6): stratified --folds-fold CV, fold seed 0, --first-seed for fold 0.
-func (b *bencher) graphProtocol() train.GraphProtocol {
-	return train.GraphProtocol{Folds: b.f.folds, FirstSeed: uint64(b.f.firstSeed), Parallel: b.f.parallel}
+func (b *Bench) graphProtocol() train.GraphProtocol {
+	return train.GraphProtocol{Folds: b.opt.Folds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel}
 }
 
 // runGraphTableCells runs, in one pool of --parallel folds
@@ -22,7 +22,7 @@ func (b *bencher) graphProtocol() train.GraphProtocol {
 // earlier table ran, and memoises the results, which runTable's loop then
 // reads in table order. Run one cell after another, each dataset's last
 // fold would leave a core idle; pooled, the small datasets' folds fill it.
-func (b *bencher) runGraphTableCells(t benchTable, dss []benchDataset) {
+func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 	type cell struct{ key, where, label, model string }
 	var cells []cell
 	var jobs []train.GraphJob
@@ -32,61 +32,60 @@ func (b *bencher) runGraphTableCells(t benchTable, dss []benchDataset) {
 			continue // runTable's loop reports it
 		}
 		for _, d := range dss {
-			key := memoKey(mc, tc, d.key, t.Graph)
+			key := memoKey(v.Model, mc, tc, d.key, t.Graph)
 			if _, done := b.memo[key]; done || slices.ContainsFunc(cells, func(c cell) bool { return c.key == key }) {
 				continue
 			}
-			c := cell{key, t.Name + "/" + v.Label, fmt.Sprintf("%s: %s on %s", t.Name, v.Label, d.ds.Name), mc.Model}
+			c := cell{key, t.Name + "/" + v.Label, fmt.Sprintf("%s: %s on %s", t.Name, v.Label, d.ds.Name), v.Model}
+			job, err := b.graphJob(fmt.Sprintf("%s %s %s", t.Name, v.Label, d.ds.Name), v.Model, mc, tc, d.ds)
+			if err != nil {
+				b.memo[key] = memoRun{err: err, where: c.where, fresh: true}
+				continue
+			}
 			cells = append(cells, c)
-			jobs = append(jobs, b.graphJob(fmt.Sprintf("%s %s %s", t.Name, v.Label, d.ds.Name), mc, tc, d.ds))
-			b.prog.line("%s, %s, %d epochs", c.label, b.graphProtocol().Name(), tc.Epochs)
+			jobs = append(jobs, job)
+			b.progress.Line("%s, %s, %d epochs", c.label, b.graphProtocol().Name(), tc.Epochs)
 		}
 	}
 	if len(jobs) == 0 {
 		return
 	}
-	sums, errs := train.RunGraphProtocols(jobs, b.f.parallel)
+	sums, errs := train.RunGraphProtocols(jobs, b.opt.Parallel)
 	for i, c := range cells {
 		sums[i].Model = c.model
 		b.runs++
 		if errs[i] == nil {
-			b.prog.line("%s: %s, %s params, %.2f s per fold", c.label,
+			b.progress.Line("%s: %s, %s params, %.2f s per fold", c.label,
 				report.MeanStd(sums[i].MeanAcc, sums[i].StdAcc), report.Params(sums[i].Params), sums[i].SecondsPerRun)
 		}
 		b.memo[c.key] = memoRun{sum: sums[i], err: errs[i], where: c.where, fresh: true}
 	}
 }
 
-// graphJob is the graph protocol for a model configured as mc.PRCaps, tc
-// on ds, with progress lines under label.
-func (b *bencher) graphJob(label string, mc model.NodeConfig, tc train.Config, ds *data.Dataset) train.GraphJob {
-	return train.GraphJob{
-		Dataset: ds.Graph,
-		Build: func(seed uint64) (train.GraphModel, error) {
-			return model.NewGraphModel(ds.Graph, mc.Model, mc.PRCaps, seed)
-		},
-		Protocol: b.graphProtocol(),
-		Config:   tc,
+// graphJob is the graph protocol for model name configured as mc, tc on
+// ds, with progress lines under label.
+func (b *Bench) graphJob(label, name string, mc model.Config, tc train.Config, ds *data.Dataset) (train.GraphJob, error) {
+	run := Run{Model: name, Config: mc, Train: tc, Dataset: ds, Graph: b.graphProtocol(),
 		OnEpoch: func(fold int, e train.Epoch) {
-			b.prog.update(fmt.Sprintf("%s fold %d/%d", label, fold+1, b.f.folds), e.Epoch, tc.Epochs,
+			b.progress.Update(fmt.Sprintf("%s fold %d/%d", label, fold+1, b.opt.Folds), e.Epoch, tc.Epochs,
 				fmt.Sprintf("loss %.4f val %.3f", e.Loss, e.ValAcc))
 		},
 		OnRun: func(fold int, r train.Result) {
-			b.prog.line("%s fold %d/%d: test %.4f at best-val epoch %d (val %.4f), %.1f s",
-				label, fold+1, b.f.folds, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
-		},
-	}
+			b.progress.Line("%s fold %d/%d: test %.4f at best-val epoch %d (val %.4f), %.1f s",
+				label, fold+1, b.opt.Folds, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
+		}}
+	return run.GraphJob()
 }
 
-func (b *bencher) graphProtocolNote() string {
+func (b *Bench) graphProtocolNote() string {
 	ep := "the model's default epochs (100)"
-	if b.f.epochs > 0 {
-		ep = fmt.Sprintf("%d epoch(s)", b.f.epochs)
+	if b.opt.Epochs > 0 {
+		ep = fmt.Sprintf("%d epoch(s)", b.opt.Epochs)
 	}
 	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch (stratified 10%% validation split inside each training fold; ties: the later epoch), "+
 		"mean ± std (population) over the folds of protocol %q, fold seed 0, model seeds %d-%d, %s, batch %d "+
 		"(in micro-batches of at most %d nodes). "+
 		"Param: trainable parameters. Runtime: training wall time per fold in seconds (evaluation every epoch, GOMAXPROCS %d).",
-		b.graphProtocol().Name(), b.f.firstSeed, b.f.firstSeed+b.f.folds-1, ep, train.DefaultBatchSize,
+		b.graphProtocol().Name(), b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Folds-1, ep, train.DefaultBatchSize,
 		train.DefaultMicroBatchNodes, runtime.GOMAXPROCS(0))
 }

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"fmt"
@@ -6,45 +6,45 @@ import (
 	"github.com/prcaps/prcaps/model"
 )
 
-// benchTable is the specification of one table of `prcaps bench`: which
+// Table is the specification of one table of `prcaps bench`: which
 // variants run on which datasets, and what the paper reports for them.
 // The suites below are data; bench.go runs any of them.
-type benchTable struct {
+type Table struct {
 	Name     string   // short name for --tables and file names, e.g. "t4"
 	Title    string   // caption; the datasets are appended
 	KeyCols  []string // headers of the columns that identify a row; nil: one "Model" column holding the variant's label
 	Datasets []string // registry names; those whose files are missing are skipped with a note
-	Variants []benchVariant
-	Paper    []paperRow // reference rows with the paper's numbers, printed under ours
+	Variants []Variant
+	Paper    []PaperRow // reference rows with the paper's numbers, printed under ours
 	Notes    []string
 	// Graph marks a graph-classification table: its variants run under the
-	// graph protocol (stratified k-fold CV) with model.DefaultGraphConfig.
+	// graph protocol (stratified k-fold CV) with the graph model's default configuration and recipe.
 	Graph bool
 }
 
-// benchVariant is one row of a table: a model and the change it makes to
-// the model's defaults (model.DefaultNodeConfig).
-type benchVariant struct {
+// Variant is one row of a table: a model and the change it makes to
+// the model's default configuration (model.DefaultConfig).
+type Variant struct {
 	Label string   // names the variant in progress and JSON output
-	Keys  []string // the row's cells under benchTable.KeyCols (nil: Label)
+	Keys  []string // the row's cells under Table.KeyCols (nil: Label)
 	Model string   // "prcapsnet" or "gcn"; the training config is that model's default
-	Apply func(*model.NodeConfig)
+	Apply func(model.Config)
 	// Paper holds the paper's accuracy for this variant by dataset name,
 	// printed in a "paper ACC" column.
 	Paper map[string]string
 }
 
-// paperRow is a reference row of a table filled with the paper's numbers.
-type paperRow struct {
+// PaperRow is a reference row of a table filled with the paper's numbers.
+type PaperRow struct {
 	Keys  []string
-	Cells map[string]paperCell // by dataset name
+	Cells map[string]PaperCell // by dataset name
 }
 
-// paperCell is what the paper reports for one model on one dataset.
-type paperCell struct{ Params, Runtime, Acc string }
+// PaperCell is what the paper reports for one model on one dataset.
+type PaperCell struct{ Params, Runtime, Acc string }
 
 // keys returns the row's identifying cells.
-func (v benchVariant) keys() []string {
+func (v Variant) keys() []string {
 	if v.Keys != nil {
 		return v.Keys
 	}
@@ -52,21 +52,21 @@ func (v benchVariant) keys() []string {
 }
 
 // prcaps is a PR-CapsNet variant changing the default PRCapsConfig with f.
-func prcaps(label string, f func(*model.PRCapsConfig), keys ...string) benchVariant {
-	v := benchVariant{Label: label, Keys: keys, Model: "prcapsnet"}
+func prcaps(label string, f func(*model.PRCapsConfig), keys ...string) Variant {
+	v := Variant{Label: label, Keys: keys, Model: "prcapsnet"}
 	if f != nil {
-		v.Apply = func(c *model.NodeConfig) { f(&c.PRCaps) }
+		v.Apply = func(c model.Config) { f(c.(*model.PRCapsConfig)) }
 	}
 	return v
 }
 
 // gcn is the GCN baseline with its defaults.
-func gcn(label string, keys ...string) benchVariant {
-	return benchVariant{Label: label, Keys: keys, Model: "gcn"}
+func gcn(label string, keys ...string) Variant {
+	return Variant{Label: label, Keys: keys, Model: "gcn"}
 }
 
 // paper attaches the paper's accuracies, given as dataset, value pairs.
-func (v benchVariant) paper(kv ...string) benchVariant {
+func (v Variant) paper(kv ...string) Variant {
 	v.Paper = map[string]string{}
 	for i := 0; i+1 < len(kv); i += 2 {
 		v.Paper[kv[i]] = kv[i+1]
@@ -74,21 +74,21 @@ func (v benchVariant) paper(kv ...string) benchVariant {
 	return v
 }
 
-// benchSuites are the suites of tables by --suite name ("speed" is separate).
-func benchSuites() map[string][]benchTable {
-	return map[string][]benchTable{"node": nodeSuite(), "ablation": ablationSuite(), "graph": graphSuite()}
+// Suites are the suites of tables by --suite name ("speed" is separate).
+func Suites() map[string][]Table {
+	return map[string][]Table{"node": nodeSuite(), "ablation": ablationSuite(), "graph": graphSuite()}
 }
 
 // graphSuite is the paper's Table 2 (graph classification): PR-CapsNet
 // under the graph protocol on the five TU datasets, with the paper's row.
-func graphSuite() []benchTable {
-	return []benchTable{{
+func graphSuite() []Table {
+	return []Table{{
 		Name:     "t2",
 		Title:    "Table 2: graph classification",
 		Datasets: []string{"mutag", "nci1", "nci109", "dd", "proteins"},
-		Variants: []benchVariant{prcaps("PR-CapsNet", nil)},
+		Variants: []Variant{prcaps("PR-CapsNet", nil)},
 		Graph:    true,
-		Paper: []paperRow{{Keys: []string{"paper: PR-CapsNet"}, Cells: map[string]paperCell{
+		Paper: []PaperRow{{Keys: []string{"paper: PR-CapsNet"}, Cells: map[string]PaperCell{
 			"dd":       {"7,534", "14.35", "0.733 ± 0.089"},
 			"mutag":    {"2,286", "5.04", "0.832 ± 0.023"},
 			"nci1":     {"4,206", "54.89", "0.711 ± 0.003"},
@@ -103,13 +103,13 @@ func graphSuite() []benchTable {
 }
 
 // nodeSuite is the paper's Table 3 with GCN as our baseline.
-func nodeSuite() []benchTable {
-	return []benchTable{{
+func nodeSuite() []Table {
+	return []Table{{
 		Name:     "t3",
 		Title:    "Table 3: node classification",
 		Datasets: []string{"cora", "citeseer", "pubmed", "cs"},
-		Variants: []benchVariant{prcaps("PR-CapsNet", nil), gcn("GCN")},
-		Paper: []paperRow{{Keys: []string{"paper: PR-CapsNet"}, Cells: map[string]paperCell{
+		Variants: []Variant{prcaps("PR-CapsNet", nil), gcn("GCN")},
+		Paper: []PaperRow{{Keys: []string{"paper: PR-CapsNet"}, Cells: map[string]PaperCell{
 			"cora":     {"93,650", "8.34", "0.876 ± 0.012"},
 			"citeseer": {"238,910", "8.52", "0.755 ± 0.019"},
 			"pubmed":   {"33,858", "8.57", "0.851 ± 0.004"},
@@ -120,20 +120,20 @@ func nodeSuite() []benchTable {
 }
 
 // ablationSuite is the paper's Tables 4-5 and its ablation figures.
-func ablationSuite() []benchTable {
-	return []benchTable{tableT4(), tableT5(), tableCurvature(), tableIters(), tableDims(), tableK(), tableGates(), tableLayers()}
+func ablationSuite() []Table {
+	return []Table{tableT4(), tableT5(), tableCurvature(), tableIters(), tableDims(), tableK(), tableGates(), tableLayers()}
 }
 
-func tableT4() benchTable {
-	return benchTable{
+func tableT4() Table {
+	return Table{
 		Name:     "t4",
 		Title:    "Table 4: pseudo-Riemannian geometry × capsules",
 		KeyCols:  []string{"Variant", "Pseudo-Riemannian", "CapsNet"},
 		Datasets: []string{"cora", "citeseer", "pubmed"},
-		Variants: []benchVariant{
+		Variants: []Variant{
 			prcaps("PR+Caps (full)", nil, "PR+Caps (full)", "✓", "✓").paper("cora", "0.838 ± 0.006", "pubmed", "0.824 ± 0.010"),
-			prcaps("PR only", func(c *model.PRCapsConfig) { c.Routing = "none" }, "PR only", "✓", "✗").paper("cora", "0.801 ± 0.023", "pubmed", "0.803 ± 0.004"),
-			prcaps("Caps only", func(c *model.PRCapsConfig) { c.Routing, c.Classifier = "euclidean", "linear" }, "Caps only", "✗", "✓").paper("cora", "0.781 ± 0.006", "pubmed", "0.775 ± 0.155"),
+			prcaps("PR only", func(c *model.PRCapsConfig) { c.Routing = model.RoutingNone }, "PR only", "✓", "✗").paper("cora", "0.801 ± 0.023", "pubmed", "0.803 ± 0.004"),
+			prcaps("Caps only", func(c *model.PRCapsConfig) { c.Routing, c.Classifier = model.RoutingEuclidean, model.ClassifierLinear }, "Caps only", "✗", "✓").paper("cora", "0.781 ± 0.006", "pubmed", "0.775 ± 0.155"),
 			gcn("neither (GCN)", "neither (GCN)", "✗", "✗").paper("cora", "0.753 ± 0.014", "pubmed", "0.747 ± 0.021"),
 		},
 		Notes: []string{"PR only: routing replaced by a tangent-space GCN layer; Caps only: Euclidean dynamic routing with a linear classifier, no manifold; neither: 2-layer GCN with its own defaults. " +
@@ -141,20 +141,26 @@ func tableT4() benchTable {
 	}
 }
 
-func tableT5() benchTable {
-	paper := map[[2]string]string{{"acr", "prcc"}: "0.755", {"pcr", "prcc"}: "0.698", {"euclidean", "prcc"}: "0.681", {"acr", "linear"}: "0.650"}
-	names := map[string]string{"acr": "ACR", "pcr": "PCR", "euclidean": "Euclidean", "prcc": "PRCC", "linear": "Linear"}
-	var vs []benchVariant
-	for _, cl := range []string{"prcc", "linear"} {
-		for _, ro := range []string{"acr", "pcr", "euclidean"} {
+func tableT5() Table {
+	type key struct {
+		ro model.Routing
+		cl model.Classifier
+	}
+	paper := map[key]string{{model.RoutingACR, model.ClassifierPRCC}: "0.755", {model.RoutingPCR, model.ClassifierPRCC}: "0.698",
+		{model.RoutingEuclidean, model.ClassifierPRCC}: "0.681", {model.RoutingACR, model.ClassifierLinear}: "0.650"}
+	names := map[any]string{model.RoutingACR: "ACR", model.RoutingPCR: "PCR", model.RoutingEuclidean: "Euclidean",
+		model.ClassifierPRCC: "PRCC", model.ClassifierLinear: "Linear"}
+	var vs []Variant
+	for _, cl := range []model.Classifier{model.ClassifierPRCC, model.ClassifierLinear} {
+		for _, ro := range []model.Routing{model.RoutingACR, model.RoutingPCR, model.RoutingEuclidean} {
 			v := prcaps(names[ro]+" + "+names[cl], func(c *model.PRCapsConfig) { c.Routing, c.Classifier = ro, cl }, names[ro], names[cl])
-			if p, ok := paper[[2]string{ro, cl}]; ok {
+			if p, ok := paper[key{ro, cl}]; ok {
 				v = v.paper("citeseer", p)
 			}
 			vs = append(vs, v)
 		}
 	}
-	return benchTable{
+	return Table{
 		Name:     "t5",
 		Title:    "Table 5: routing × classifier",
 		KeyCols:  []string{"Routing", "Classifier"},
@@ -164,12 +170,12 @@ func tableT5() benchTable {
 	}
 }
 
-func tableCurvature() benchTable {
-	return benchTable{
+func tableCurvature() Table {
+	return Table{
 		Name:     "curvature",
 		Title:    "Fixed vs learnable curvature (figure: geometric components)",
 		Datasets: []string{"cora", "citeseer"},
-		Variants: []benchVariant{
+		Variants: []Variant{
 			prcaps("learnable β (full)", nil).paper("cora", "0.838"),
 			prcaps("fixed β", func(c *model.PRCapsConfig) { c.FixedCurvature = true }),
 		},
@@ -177,20 +183,20 @@ func tableCurvature() benchTable {
 	}
 }
 
-func tableIters() benchTable {
-	var vs []benchVariant
+func tableIters() Table {
+	var vs []Variant
 	for it := 1; it <= 6; it++ {
 		vs = append(vs, prcaps(fmt.Sprintf("T=%d", it), func(c *model.PRCapsConfig) { c.Iters = it }, defaultMark(it, 3)))
 	}
-	return benchTable{
+	return Table{
 		Name: "iters", Title: "Routing iterations T (figure)", KeyCols: []string{"T"},
 		Datasets: []string{"cora"}, Variants: vs,
 		Notes: []string{"The paper's figure shows accuracy rising with T up to a point, then not monotonically (no numbers given)."},
 	}
 }
 
-func tableDims() benchTable {
-	var vs []benchVariant
+func tableDims() Table {
+	var vs []Variant
 	for _, s := range []int{3, 5, 7, 9} {
 		for _, t := range []int{3, 5, 7, 9} {
 			tk := fmt.Sprint(t)
@@ -200,7 +206,7 @@ func tableDims() benchTable {
 			vs = append(vs, prcaps(fmt.Sprintf("s=%d,t=%d", s, t), func(c *model.PRCapsConfig) { c.S, c.T = s, t }, fmt.Sprint(s), tk))
 		}
 	}
-	return benchTable{
+	return Table{
 		Name: "dims", Title: "Capsule manifold dimensions (s, t) (figure)", KeyCols: []string{"s", "t"},
 		Datasets: []string{"cora"}, Variants: vs,
 		Notes: []string{"Capsules live in R^(s+t+1) with s space-like and t+1 time-like dimensions; default s = t = 9. " +
@@ -208,23 +214,23 @@ func tableDims() benchTable {
 	}
 }
 
-func tableK() benchTable {
-	var vs []benchVariant
+func tableK() Table {
+	var vs []Variant
 	for k := 1; k <= 8; k++ {
 		vs = append(vs, prcaps(fmt.Sprintf("K=%d", k), func(c *model.PRCapsConfig) { c.K = k }, defaultMark(k, 4)))
 	}
-	return benchTable{
+	return Table{
 		Name: "k", Title: "ACR perspectives K (figure: K sensitivity)", KeyCols: []string{"K"},
 		Datasets: []string{"cora"}, Variants: vs,
 		Notes: []string{"The paper's figure (Cora) peaks at K = 4 (no numbers given)."},
 	}
 }
 
-func tableGates() benchTable {
-	return benchTable{
+func tableGates() Table {
+	return Table{
 		Name: "gates", Title: "ACR gate terms (figure: gating ablation)", KeyCols: []string{"Gate"},
 		Datasets: []string{"cora", "pubmed"},
-		Variants: []benchVariant{
+		Variants: []Variant{
 			prcaps("full", nil, "full (C+A+R)"),
 			prcaps("-C", func(c *model.PRCapsConfig) { c.NoC = true }, "−C (curvature)"),
 			prcaps("-A", func(c *model.PRCapsConfig) { c.NoA = true }, "−A (alignment)"),
@@ -242,18 +248,18 @@ func defaultMark(n, def int) string {
 	return fmt.Sprint(n)
 }
 
-// speedVariants are the models `prcaps bench --suite speed` times.
-func speedVariants() []benchVariant {
-	return []benchVariant{prcaps("PR-CapsNet", nil), gcn("GCN")}
+// SpeedVariants are the models `prcaps bench --suite speed` times.
+func SpeedVariants() []Variant {
+	return []Variant{prcaps("PR-CapsNet", nil), gcn("GCN")}
 }
 
 // tableLayers compares the authors' code (one routing layer) with the
 // paper's text (three), which DESIGN §5 asks to report both of.
-func tableLayers() benchTable {
-	return benchTable{
+func tableLayers() Table {
+	return Table{
 		Name: "layers", Title: "Routing layers L (authors' code vs paper text)", KeyCols: []string{"L"},
 		Datasets: []string{"cora", "citeseer"},
-		Variants: []benchVariant{
+		Variants: []Variant{
 			prcaps("L=1", nil, "1 (default, authors' code)"),
 			prcaps("L=3", func(c *model.PRCapsConfig) { c.Layers = 3 }, "3 (paper text)"),
 		},

@@ -1,0 +1,542 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/report"
+	"github.com/prcaps/prcaps/train"
+)
+
+// Options shape a bench: where the data is and how each table cell runs.
+// Zero fields take the defaults given with them.
+type Options struct {
+	Root      string // data directory (data.Options.Root)
+	Split     string // node split: "random" (default) or "public"
+	Seeds     int    // runs per node table cell (default 10)
+	FirstSeed int    // seed of the first run
+	Epochs    int    // training epochs; 0: each model's recipe
+	Folds     int    // graph tables: cross-validation folds (default 10)
+	Parallel  int    // runs (seeds or folds) trained at once (default 1)
+	Repeat    int    // speed suite: timed runs per variant (default 5)
+	Dataset   string // speed suite: the dataset (default cora)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Split == "" {
+		o.Split = "random"
+	}
+	if o.Seeds == 0 {
+		o.Seeds = 10
+	}
+	if o.Folds == 0 {
+		o.Folds = 10
+	}
+	if o.Parallel < 1 {
+		o.Parallel = 1
+	}
+	if o.Repeat == 0 {
+		o.Repeat = 5
+	}
+	if o.Dataset == "" {
+		o.Dataset = "cora"
+	}
+	return o
+}
+
+// Validate reports an invalid option.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	switch {
+	case o.Split != "random" && o.Split != "public":
+		return fmt.Errorf("split must be random or public, not %q", o.Split)
+	case o.Seeds < 1:
+		return fmt.Errorf("seeds must be at least 1")
+	case o.Folds < 2:
+		return fmt.Errorf("folds must be at least 2")
+	case o.Repeat < 1:
+		return fmt.Errorf("repeat must be at least 1")
+	case o.Epochs < 0:
+		return fmt.Errorf("epochs must not be negative")
+	case o.FirstSeed < 0:
+		return fmt.Errorf("first seed must not be negative")
+	}
+	return nil
+}
+
+// Progress receives a bench's progress: lines to show and the state of the
+// run in training. A nil Progress shows nothing.
+type Progress interface {
+	Line(format string, args ...any)
+	Update(label string, epoch, epochs int, status string)
+}
+
+type noProgress struct{}
+
+func (noProgress) Line(string, ...any)             {}
+func (noProgress) Update(string, int, int, string) {}
+
+// ErrSelection is wrapped by the errors of Select: the selection names no
+// table, or one that does not exist.
+var ErrSelection = errors.New("bad selection")
+
+// Select returns the tables of suite (of every suite when tables are named
+// and suite is empty), narrowed to the named tables, with their datasets
+// replaced by datasets when given and their variants narrowed to models.
+func Select(suite string, tables, datasets, models []string) ([]Table, error) {
+	suites := Suites()
+	pool, ok := suites[suite]
+	switch {
+	case suite == "" && len(tables) > 0:
+		pool = append(append(slices.Clone(suites["node"]), suites["ablation"]...), suites["graph"]...)
+	case !ok:
+		return nil, fmt.Errorf("%w: unknown suite %q (want node, ablation, graph or speed)", ErrSelection, suite)
+	}
+	for _, m := range models {
+		if !slices.Contains(model.Names(data.NodeTask), m) && !slices.Contains(model.Names(data.GraphTask), m) {
+			return nil, fmt.Errorf("%w: unknown model %q", ErrSelection, m)
+		}
+	}
+	sel := pool
+	if len(tables) > 0 {
+		sel = nil
+		for _, n := range tables {
+			i := slices.IndexFunc(pool, func(t Table) bool { return t.Name == n })
+			if i < 0 {
+				return nil, fmt.Errorf("%w: unknown table %q (available: %s)", ErrSelection, n, strings.Join(tableNames(pool), ", "))
+			}
+			sel = append(sel, pool[i])
+		}
+	}
+	var out []Table
+	for _, t := range sel {
+		if len(datasets) > 0 {
+			t.Datasets = datasets
+		}
+		if t.Variants = FilterModels(t.Variants, models); len(t.Variants) > 0 {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no table has a variant of the models %q", ErrSelection, models)
+	}
+	return out, nil
+}
+
+func tableNames(ts []Table) []string {
+	var names []string
+	for _, t := range ts {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// FilterModels keeps the variants of the given models (all when none).
+func FilterModels(vs []Variant, models []string) []Variant {
+	if len(models) == 0 {
+		return vs
+	}
+	var out []Variant
+	for _, v := range vs {
+		if slices.Contains(models, v.Model) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// List writes every table of every suite with its datasets and variants.
+func List(w io.Writer) error {
+	for _, suite := range []string{"node", "ablation", "graph"} {
+		fmt.Fprintf(w, "suite %s:\n", suite)
+		for _, t := range Suites()[suite] {
+			fmt.Fprintf(w, "  %-10s %s\n  %-10s datasets: %s\n", t.Name, t.Title, "", strings.Join(t.Datasets, ", "))
+			var labels []string
+			for _, v := range t.Variants {
+				labels = append(labels, v.Label)
+			}
+			fmt.Fprintf(w, "  %-10s variants: %s\n", "", strings.Join(labels, "; "))
+		}
+	}
+	var labels []string
+	for _, v := range SpeedVariants() {
+		labels = append(labels, v.Label)
+	}
+	_, err := fmt.Fprintf(w, "suite speed:\n  %-10s whole default runs on Cora: %s\n", "speed", strings.Join(labels, "; "))
+	return err
+}
+
+// Bench runs tables, one cell (variant × dataset) at a time, and keeps
+// what they produced. Build it with NewBench.
+type Bench struct {
+	opt      Options
+	progress Progress
+	// Record, if non-nil, receives one JSON-ready record per protocol run
+	// (and per timed run of the speed suite) as it finishes.
+	Record func(v any) error
+	// Emit, if non-nil, receives each table as it completes.
+	Emit func(t *report.Table) error
+
+	cache  map[string]loadedData
+	start  time.Time
+	runs   int                // protocol runs (or timed runs for speed)
+	memo   map[string]memoRun // results by configuration, dataset and protocol
+	failed []string
+	done   []*report.Table
+}
+
+// NewBench returns a bench with options opt (validated) reporting to
+// progress (nil: silent).
+func NewBench(opt Options, progress Progress) (*Bench, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if progress == nil {
+		progress = noProgress{}
+	}
+	return &Bench{opt: opt.withDefaults(), progress: progress, cache: map[string]loadedData{},
+		memo: map[string]memoRun{}, start: time.Now()}, nil
+}
+
+// Result is what a bench did: its protocol runs, its failures (each naming
+// its table, variant and dataset), its wall time and its tables.
+type Result struct {
+	ProtocolRuns int             `json:"protocol_runs"`
+	Failed       int             `json:"failed"`
+	Seconds      float64         `json:"seconds"`
+	Tables       []*report.Table `json:"tables"`
+	Failures     []string        `json:"-"`
+}
+
+// Result summarises the bench so far.
+func (b *Bench) Result() Result {
+	return Result{ProtocolRuns: b.runs, Failed: len(b.failed), Seconds: time.Since(b.start).Seconds(),
+		Tables: b.done, Failures: slices.Clone(b.failed)}
+}
+
+func (b *Bench) record(v any) error {
+	if b.Record == nil {
+		return nil
+	}
+	return b.Record(v)
+}
+
+// memoRun is a finished protocol run, reused by a later table that runs
+// the identical configuration on the same dataset.
+type memoRun struct {
+	sum   train.Summary
+	err   error
+	where string // "table/variant" of the first run
+	fresh bool   // run ahead for the table that now reads it: not a reuse
+}
+
+type loadedData struct {
+	ds  *data.Dataset
+	err error
+}
+
+// benchDataset is a dataset a table runs on: the name it was asked by
+// (the key of the paper's numbers) and the loaded node dataset.
+type benchDataset struct {
+	key string
+	ds  *data.Dataset
+}
+
+// load reads a dataset once per bench; task is the table's.
+func (b *Bench) load(name string, task data.Task) (*data.Dataset, error) {
+	if l, ok := b.cache[name]; ok {
+		return l.ds, l.err
+	}
+	ds, err := data.Load(name, data.Options{Root: b.opt.Root})
+	if err == nil && ds.Task != task {
+		err = fmt.Errorf("%s is a %v-classification dataset; the table is a %v-classification one", ds.Name, ds.Task, task)
+	}
+	b.cache[name] = loadedData{ds, err}
+	return ds, err
+}
+
+// tableTask is the task of t's datasets.
+func tableTask(t Table) data.Task {
+	if t.Graph {
+		return data.GraphTask
+	}
+	return data.NodeTask
+}
+
+// datasets loads t's datasets, skipping (with a note) those whose files are missing.
+func (b *Bench) datasets(t Table) ([]benchDataset, []string, error) {
+	var out []benchDataset
+	var notes []string
+	for _, name := range t.Datasets {
+		ds, err := b.load(name, tableTask(t))
+		if errors.Is(err, data.ErrNeedsData) || errors.Is(err, data.ErrMissing) {
+			notes = append(notes, fmt.Sprintf("Skipped %s: %v.", displayName(name), err))
+			b.progress.Line("%s: skipping %s: %v", t.Name, name, err)
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if !t.Graph && b.opt.Split == "public" && ds.Node.Public == nil {
+			notes = append(notes, fmt.Sprintf("Skipped %s: it has no public split.", ds.Name))
+			b.progress.Line("%s: skipping %s: no public split", t.Name, ds.Name)
+			continue
+		}
+		out = append(out, benchDataset{name, ds})
+	}
+	return out, notes, nil
+}
+
+func displayName(name string) string {
+	if in, ok := data.Lookup(name); ok {
+		return in.Display
+	}
+	return name
+}
+
+// benchRecord is the JSON object printed per protocol run: the train.Summary
+// contract (DESIGN §8) plus the table and the variant.
+type benchRecord struct {
+	Table   string `json:"table"`
+	Variant string `json:"variant"`
+	train.Summary
+	Error string `json:"error,omitempty"`
+}
+
+// cellResult is one variant's protocol run on one dataset.
+type cellResult struct {
+	sum train.Summary
+	err error
+}
+
+// RunTables runs every table, emitting each as it completes. A failing
+// cell is a note in its table and a failure in Result, not an error; the
+// error is the first that stops the bench (a dataset that cannot be read,
+// or Emit's or Record's).
+func (b *Bench) RunTables(tables []Table) error {
+	for i, t := range tables {
+		b.progress.Line("table %d/%d: %s (%s)", i+1, len(tables), t.Name, t.Title)
+		tab, err := b.runTable(t)
+		if err != nil {
+			return err
+		}
+		if err := b.emit(tab); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runTable runs every variant of t on every available dataset.
+func (b *Bench) runTable(t Table) (*report.Table, error) {
+	dss, notes, err := b.datasets(t)
+	if err != nil {
+		return nil, err
+	}
+	if t.Graph {
+		b.runGraphTableCells(t, dss)
+	}
+	res := make([][]cellResult, len(t.Variants))
+	for vi, v := range t.Variants {
+		res[vi] = make([]cellResult, len(dss))
+		for di, d := range dss {
+			s, reused, err := b.memoVariant(t, v, d)
+			if reused != "" {
+				notes = append(notes, fmt.Sprintf("%s on %s: the same configuration as %s; its result is reused.", v.Label, d.ds.Name, reused))
+			}
+			res[vi][di] = cellResult{s, err}
+			if err != nil {
+				msg := fmt.Sprintf("%s on %s failed: %v", v.Label, d.ds.Name, err)
+				notes = append(notes, msg+".")
+				b.failed = append(b.failed, t.Name+": "+msg)
+				b.progress.Line("%s: %s", t.Name, msg)
+			}
+		}
+	}
+	note := b.protocolNote()
+	if t.Graph {
+		note = b.graphProtocolNote()
+	}
+	return renderBench(t, dss, res, note, notes), nil
+}
+
+// variantConfig is v's model and training configuration under the
+// options: the model's default for the table's task changed by v.Apply,
+// and the model's training recipe.
+func (b *Bench) variantConfig(t Table, v Variant) (model.Config, train.Config, error) {
+	task := tableTask(t)
+	mc, err := model.DefaultConfig(task, v.Model)
+	if err != nil {
+		return nil, train.Config{}, err
+	}
+	tc := train.Recipe(task, v.Model)
+	if v.Apply != nil {
+		v.Apply(mc)
+	}
+	if b.opt.Epochs > 0 {
+		tc.Epochs = b.opt.Epochs
+	}
+	return mc, tc, nil
+}
+
+// memoVariant runs v on d unless an earlier table ran the identical
+// configuration there, in which case it returns that result and where it
+// came from. Either way it prints the JSON record.
+func (b *Bench) memoVariant(t Table, v Variant, d benchDataset) (train.Summary, string, error) {
+	mc, tc, err := b.variantConfig(t, v)
+	if err != nil {
+		return train.Summary{}, "", err
+	}
+	key := memoKey(v.Model, mc, tc, d.key, t.Graph)
+	from := ""
+	m, ok := b.memo[key]
+	switch {
+	case ok && m.fresh: // run ahead for this cell (runGraphTableCells)
+		m.fresh = false
+		b.memo[key] = m
+	case ok:
+		from = m.where
+		b.progress.Line("%s: %s on %s: same configuration as %s, reusing its result", t.Name, v.Label, d.ds.Name, from)
+	default:
+		m.sum, m.err = b.runVariant(t, v, mc, tc, d.ds)
+		m.where = t.Name + "/" + v.Label
+		b.memo[key] = m
+	}
+	rec := benchRecord{Table: t.Name, Variant: v.Label, Summary: m.sum}
+	if m.err != nil {
+		rec.Error = m.err.Error()
+	}
+	if err := b.record(rec); err != nil {
+		return m.sum, from, err
+	}
+	return m.sum, from, m.err
+}
+
+// memoKey identifies a protocol run: the configuration, the dataset and
+// the task.
+func memoKey(name string, mc model.Config, tc train.Config, dataset string, graph bool) string {
+	return fmt.Sprintf("%s|%+v|%+v|%s|%v", name, mc, tc, dataset, graph)
+}
+
+// runVariant runs the node protocol for v (configured as mc, tc) on ds.
+func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config, ds *data.Dataset) (train.Summary, error) {
+	if t.Graph { // runTable runs every graph cell ahead, in runGraphTableCells
+		return train.Summary{}, fmt.Errorf("bench: %s/%s on %s was not run with its table's graph cells", t.Name, v.Label, ds.Name)
+	}
+	proto := train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel}
+	b.progress.Line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
+	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)
+	run := Run{Model: v.Model, Config: mc, Train: tc, Dataset: ds, Node: proto,
+		OnEpoch: func(run int, e train.Epoch) {
+			b.progress.Update(fmt.Sprintf("%s run %d/%d", label, run+1, proto.Seeds), e.Epoch, tc.Epochs,
+				fmt.Sprintf("loss %.4f val %.3f", e.Loss, e.ValAcc))
+		}}
+	sum, err := run.Do()
+	b.runs++
+	if err == nil {
+		b.progress.Line("%s: %s on %s: %s, %s params, %.2f s per run", t.Name, v.Label, ds.Name,
+			report.MeanStd(sum.MeanAcc, sum.StdAcc), report.Params(sum.Params), sum.SecondsPerRun)
+	}
+	return sum, err
+}
+
+func (b *Bench) protocolNote() string {
+	p := train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds}
+	ep := "each model's default epochs"
+	if b.opt.Epochs > 0 {
+		ep = fmt.Sprintf("%d epoch(s)", b.opt.Epochs)
+	}
+	seeds := fmt.Sprintf("seed %d", b.opt.FirstSeed)
+	if b.opt.Seeds > 1 {
+		seeds = fmt.Sprintf("seeds %d-%d", b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Seeds-1)
+	}
+	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch, mean ± std (population) over the runs of protocol %q, %s, %s. "+
+		"Param: trainable parameters. Runtime: training wall time per run in seconds (evaluation every epoch, GOMAXPROCS %d).",
+		p.Name(), seeds, ep, runtime.GOMAXPROCS(0))
+}
+
+// renderBench lays out a table: the key columns, then per dataset Param,
+// Runtime, ACC and (where the paper has numbers) the paper's ACC.
+func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote string, notes []string) *report.Table {
+	names := make([]string, len(dss))
+	for i, d := range dss {
+		names[i] = d.ds.Name
+	}
+	tab := &report.Table{Name: t.Name, Title: t.Title}
+	if len(names) > 0 {
+		tab.Title += " — " + strings.Join(names, ", ")
+	}
+	tab.Columns = slices.Clone(t.KeyCols)
+	if tab.Columns == nil {
+		tab.Columns = []string{"Model"}
+	}
+	paperCol := make([]bool, len(dss))
+	for i, d := range dss {
+		prefix := ""
+		if len(dss) > 1 {
+			prefix = d.ds.Name + " "
+		}
+		tab.Columns = append(tab.Columns, prefix+"Param", prefix+"Runtime (s)", prefix+"ACC")
+		paperCol[i] = slices.ContainsFunc(t.Variants, func(v Variant) bool { return v.Paper[d.key] != "" })
+		if paperCol[i] {
+			tab.Columns = append(tab.Columns, prefix+"paper ACC")
+		}
+	}
+	for vi, v := range t.Variants {
+		row := slices.Clone(v.keys())
+		for di, d := range dss {
+			row = append(row, resultCells(res[vi][di])...)
+			if paperCol[di] {
+				row = append(row, orMissing(v.Paper[d.key]))
+			}
+		}
+		tab.AddRow(row...)
+	}
+	for _, p := range t.Paper {
+		row := slices.Clone(p.Keys)
+		for di, d := range dss {
+			c, ok := p.Cells[d.key]
+			if !ok {
+				c = PaperCell{report.Missing, report.Missing, report.Missing}
+			}
+			row = append(row, c.Params, c.Runtime, c.Acc)
+			if paperCol[di] {
+				row = append(row, report.Missing)
+			}
+		}
+		tab.AddRow(row...)
+	}
+	tab.Notes = append(append([]string{protoNote}, t.Notes...), notes...)
+	return tab
+}
+
+func resultCells(r cellResult) []string {
+	if r.err != nil {
+		return []string{report.Missing, report.Missing, report.Failed}
+	}
+	s := r.sum
+	return []string{report.Params(s.Params), report.Seconds(s.SecondsPerRun), report.MeanStd(s.MeanAcc, s.StdAcc)}
+}
+
+func orMissing(s string) string {
+	if s == "" {
+		return report.Missing
+	}
+	return s
+}
+
+// emit keeps a finished table and hands it to Emit.
+func (b *Bench) emit(tab *report.Table) error {
+	b.done = append(b.done, tab)
+	if b.Emit == nil {
+		return nil
+	}
+	return b.Emit(tab)
+}

@@ -1,0 +1,144 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/csv"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/report"
+)
+
+// TestBenchSuitesWellFormed checks every table of every suite: unique
+// names, keys matching the key columns, known datasets and models, distinct
+// configurations per table, paper values in the paper's format, and that
+// every variant's configuration builds a model.
+func TestBenchSuitesWellFormed(t *testing.T) {
+	cora, err := data.Load("cora", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paperACC := regexp.MustCompile(`^0\.\d{3}( ± 0\.\d{3})?$`)
+	seen := map[string]bool{}
+	b, _ := NewBench(Options{}, nil)
+	for suite, tables := range Suites() {
+		for _, tb := range tables {
+			if tb.Name == "" || seen[tb.Name] || tb.Title == "" || len(tb.Datasets) == 0 || len(tb.Variants) == 0 {
+				t.Errorf("%s: table %q: empty or duplicate name, title, datasets or variants", suite, tb.Name)
+			}
+			seen[tb.Name] = true
+			for _, d := range tb.Datasets {
+				if _, ok := data.Lookup(d); !ok {
+					t.Errorf("%s: unknown dataset %q", tb.Name, d)
+				}
+			}
+			checkVariants(t, b, tb, cora.Node, paperACC)
+			for _, p := range tb.Paper {
+				if len(p.Keys) != max(len(tb.KeyCols), 1) {
+					t.Errorf("%s: paper row %v has %d keys for columns %v", tb.Name, p.Keys, len(p.Keys), tb.KeyCols)
+				}
+				for d, c := range p.Cells {
+					if !slices.Contains(tb.Datasets, d) || !paperACC.MatchString(c.Acc) {
+						t.Errorf("%s: paper row on %q: %+v", tb.Name, d, c)
+					}
+				}
+			}
+		}
+	}
+	checkVariants(t, b, Table{Name: "speed", Variants: SpeedVariants()}, cora.Node, paperACC)
+}
+
+func checkVariants(t *testing.T, b *Bench, tb Table, cora *data.NodeDataset, paperACC *regexp.Regexp) {
+	t.Helper()
+	var cfgs []model.Config
+	labels := map[string]bool{}
+	for _, v := range tb.Variants {
+		if v.Label == "" || labels[v.Label] || len(v.keys()) != max(len(tb.KeyCols), 1) {
+			t.Errorf("%s: variant %q: empty or duplicate label, or keys %v do not match columns %v", tb.Name, v.Label, v.keys(), tb.KeyCols)
+		}
+		labels[v.Label] = true
+		mc, tc, err := b.variantConfig(tb, v)
+		if err != nil {
+			t.Errorf("%s: %s: %v", tb.Name, v.Label, err)
+			continue
+		}
+		if tc.Epochs < 1 || mc == nil {
+			t.Errorf("%s: %s: config %+v, training %+v", tb.Name, v.Label, mc, tc)
+		}
+		for _, c := range cfgs {
+			if reflect.DeepEqual(c, mc) {
+				t.Errorf("%s: %s: the same configuration as another variant", tb.Name, v.Label)
+			}
+		}
+		cfgs = append(cfgs, mc)
+		for d, p := range v.Paper {
+			if !slices.Contains(tb.Datasets, d) || !paperACC.MatchString(p) {
+				t.Errorf("%s: %s: paper value %q on %q", tb.Name, v.Label, p, d)
+			}
+		}
+		// Every configuration must build.
+		task := tableTask(tb)
+		shape := model.NodeShape(cora)
+		if task == data.GraphTask {
+			shape = model.Shape{Features: 7, Classes: 2}
+		}
+		if _, err := model.New(task, v.Model, mc, shape, 0); err != nil {
+			t.Errorf("%s: %s: %v", tb.Name, v.Label, err)
+		}
+	}
+}
+
+// TestBenchRunnerFakeSuite runs a tiny GCN suite end to end: a skipped
+// dataset, a paper column, the Markdown and CSV of the emitted table.
+func TestBenchRunnerFakeSuite(t *testing.T) {
+	fake := Table{
+		Name: "fake", Title: "Fake", KeyCols: []string{"Variant", "Hidden"},
+		Datasets: []string{"cora", "citeseer"},
+		Variants: []Variant{
+			gcn("GCN", "GCN", "64").paper("cora", "0.800 ± 0.010"),
+			{Label: "GCN-16", Keys: []string{"GCN-16", "16"}, Model: "gcn", Apply: func(c model.Config) { c.(*model.GCNConfig).Hidden = 16 }},
+		},
+		Notes: []string{"A fake table."},
+	}
+	b, err := NewBench(Options{Seeds: 1, Epochs: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md string
+	b.Emit = func(tab *report.Table) error { md += tab.Markdown() + "\n"; return nil }
+	if err := b.RunTables([]Table{fake}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**Fake — Cora**", "| Variant | Hidden |", "paper ACC", "0.800 ± 0.010", "Skipped CiteSeer", "A fake table.", "| GCN-16  |     16 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	res := b.Result()
+	if len(res.Tables) != 1 || res.ProtocolRuns != 2 || res.Failed != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	raw := []byte(res.Tables[0].CSV())
+	recs, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeader := []string{"Variant", "Hidden", "Param", "Runtime (s)", "ACC", "paper ACC"}
+	if len(recs) != 3 || !slices.Equal(recs[0], wantHeader) || recs[2][2] == "-" || recs[2][5] != "-" {
+		t.Errorf("CSV %q", recs)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	if m := median([]float64{1, 2, 9}); m != 2 {
+		t.Errorf("median odd = %v", m)
+	}
+	if m := median([]float64{1, 2, 4, 9}); m != 3 {
+		t.Errorf("median even = %v", m)
+	}
+}

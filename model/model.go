@@ -1,0 +1,82 @@
+package model
+
+import (
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/optim"
+)
+
+// Shape is what a model is built for: the width of the input node
+// features and the number of classes. A model scores any graph whose
+// features have this width.
+type Shape struct {
+	Features int
+	Classes  int
+}
+
+// Model is what every model has: its parameters, in the groups the
+// optimiser treats alike (decayed weights, undecayed or frozen
+// curvatures). Every parameter has a dotted name, unique in the model
+// ("stem.W", "routing0.beta_k"), which checkpoints key on.
+type Model interface {
+	Groups() []optim.Group[float32]
+}
+
+// NodeModel classifies the nodes of a graph.
+type NodeModel interface {
+	Model
+	// Forward records on t the logits (nodes × classes) of every node of g
+	// with features x (x.Cols() must be the model's Shape.Features). In
+	// training mode dropout draws from rng. The operators a model derives
+	// from g and x (normalised adjacency, links, transposes) are kept
+	// between calls for the same g and x, so g and x must not be modified
+	// while a model uses them.
+	Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32]
+}
+
+// GraphModel classifies the graphs of a mini-batch.
+type GraphModel interface {
+	Model
+	// Forward records on t the logits (graphs × classes) of the graphs of
+	// b. In training mode dropout draws from rng. In evaluation mode the
+	// output depends on the model only through its parameters (Groups),
+	// so a copy of the parameters restores a model's predictions.
+	Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32]
+}
+
+// NodeEmbedder is a node model with an embedding output: the
+// representation of each node that its classifier reads, in evaluation
+// mode (what the paper's t-SNE figure plots).
+type NodeEmbedder interface {
+	NodeModel
+	// Embed records on t the embedding (nodes × width) of every node of g.
+	Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Features) *autodiff.Var[float32]
+}
+
+// GraphEmbedder is a graph model with an embedding output: one row per
+// graph, in evaluation mode.
+type GraphEmbedder interface {
+	GraphModel
+	// Embed records on t the embedding (graphs × width) of the graphs of b.
+	Embed(t *autodiff.Tape[float32], b *data.GraphBatch) *autodiff.Var[float32]
+}
+
+// Params lists m's parameters in group order, each with its dotted name.
+func Params(m Model) []*autodiff.Var[float32] {
+	var ps []*autodiff.Var[float32]
+	for _, g := range m.Groups() {
+		ps = append(ps, g.Params...)
+	}
+	return ps
+}
+
+// CountParams is the number of scalar parameters of m.
+func CountParams(m Model) int {
+	n := 0
+	for _, p := range Params(m) {
+		n += p.Value.Len()
+	}
+	return n
+}
