@@ -16,15 +16,41 @@ import (
 )
 
 // Config is the training loop's configuration. The zero value is not
-// useful; start from DefaultConfig.
+// useful; start from DefaultConfig or Recipe. The opt and help tags name
+// the fields for command lines (model.SetOption reads them).
 type Config struct {
-	Epochs      int     // training epochs (full-batch steps for node tasks)
-	LR          float64 // learning rate
-	WeightDecay float64 // coupled L2 (adam, radam) or decoupled (adamw)
-	Optimizer   string  // "adam", "adamw" or "radam" (RiemannianAdam)
-	Clip        float64 // max global gradient norm; 0 disables clipping
-	Patience    int     // stop after this many epochs without a better validation accuracy; 0 = never
-	LRSchedule  string  // learning rate per epoch: "" or ScheduleConstant, ScheduleCosine, ScheduleStep
+	Epochs      int     `opt:"epochs" help:"training epochs (default: the model's recipe, 200 node, 100 graph)"`
+	LR          float64 `opt:"lr" help:"learning rate (default: the model's recipe: 0.005 prcapsnet, 0.01 gcn)"`
+	WeightDecay float64 `opt:"wd" help:"weight decay: coupled L2 for adam and radam, decoupled for adamw (default: the model's recipe: 5e-4 node, 1e-4 graph prcapsnet)"`
+	Optimizer   string  `opt:"optimizer" help:"adam, adamw or radam (RiemannianAdam) (default: the model's recipe)"`
+	Clip        float64 `opt:"clip" help:"clip the global gradient norm to this value, 0: off (default: the model's recipe, 1 for prcapsnet)"`
+	Patience    int     `opt:"patience" help:"stop a run after this many epochs without a better validation accuracy (default 0: never)"`
+	// LRSchedule is the learning rate per epoch: "" or ScheduleConstant,
+	// ScheduleCosine, ScheduleStep.
+	LRSchedule string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting) (default: the model's recipe, step for the graph network, constant otherwise)"`
+}
+
+// Validate reports an invalid field.
+func (c Config) Validate() error {
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) || x < 0 }
+	switch {
+	case c.Epochs < 1:
+		return fmt.Errorf("epochs %d: need at least one", c.Epochs)
+	case bad(c.LR) || c.LR == 0:
+		return fmt.Errorf("learning rate %v must be positive and finite", c.LR)
+	case bad(c.WeightDecay):
+		return fmt.Errorf("weight decay %v must be non-negative and finite", c.WeightDecay)
+	case bad(c.Clip):
+		return fmt.Errorf("clip %v must be non-negative and finite (0: off)", c.Clip)
+	case c.Patience < 0:
+		return fmt.Errorf("patience %d must not be negative", c.Patience)
+	}
+	switch c.Optimizer {
+	case "", "adam", "adamw", "radam", "riemannianadam":
+	default:
+		return fmt.Errorf("unknown optimizer %q (want adam, adamw or radam)", c.Optimizer)
+	}
+	return CheckSchedule(c.LRSchedule)
 }
 
 // DefaultConfig is a 200-epoch Adam run at lr 0.01 with weight decay 5e-4:

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime/pprof"
 	"slices"
@@ -32,8 +31,7 @@ type trainFlags struct {
 	parallel                            int
 	asJSON, quiet, nodeAttr             bool
 	set                                 map[string]bool // the flags given
-	opts                                modelFlags
-	recipe                              recipeFlags
+	opts, recipe                        optionFlags
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
@@ -73,8 +71,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
 	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
-	f.recipe.register(fs)
-	f.opts.register(fs)
+	f.recipe.register(fs, &train.Config{})
+	f.opts.register(fs, modelDefaults()...)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -94,16 +92,23 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := f.check(ds); err != nil {
 		return err
 	}
-	cfg, err := f.opts.config(ds.Task, f.model)
+	cfg, err := model.DefaultConfig(ds.Task, f.model)
 	if err != nil {
+		return usageError{err.Error()}
+	}
+	if err := f.opts.apply(cfg, fmt.Sprintf("the %s model %s", ds.Task, strings.ToLower(f.model))); err != nil {
 		return err
 	}
 	run := experiment.Run{Model: strings.ToLower(f.model), Config: cfg, Dataset: ds,
 		Node: train.NodeProtocol{Split: f.split, Seeds: f.seeds, FirstSeed: uint64(f.firstSeed), Parallel: f.parallel},
 		Graph: train.GraphProtocol{Folds: f.folds, FoldSeed: uint64(f.foldSeed), FirstSeed: uint64(f.firstSeed),
 			BatchSize: f.batch, MicroBatchNodes: f.microNodes, Parallel: f.parallel, OnlyFolds: f.onlyFolds}}
-	if run.Train, err = f.recipe.apply(run.TrainConfig()); err != nil {
+	run.Train = run.TrainConfig()
+	if err := f.recipe.apply(&run.Train, "the training configuration"); err != nil {
 		return err
+	}
+	if f.testCurve != "" && run.Train.Patience > 0 {
+		return usagef("--test-curve compares whole curves: it needs every fold to run all epochs, so no --patience")
 	}
 	return f.run(run, stdout, stderr)
 }
@@ -124,8 +129,6 @@ func (f *trainFlags) check(ds *data.Dataset) error {
 		return usagef("--split must be random or public, not %q", f.split)
 	case f.folds < 2 || f.batch < 1 || f.microNodes < 1:
 		return usagef("--folds must be at least 2, --batch and --micro-batch-nodes at least 1")
-	case f.testCurve != "" && f.recipe.patience > 0:
-		return usagef("--test-curve compares whole curves: it needs every fold to run all epochs, so no --patience")
 	}
 	return nil
 }
@@ -188,20 +191,20 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		prog.Line("%s on %s (%d nodes, %d features, %d classes; from %s), %s, %d epochs",
 			run.ModelName(), ds.Name, ds.Node.Graph.N, ds.Node.X.Cols(), ds.Node.NumClasses, ds.From, proto, tc.Epochs)
 	}
-	var logits *valLogits
-	var curves *testCurves
+	var logits *experiment.ValLogits
+	var curves *experiment.TestCurves
 	var err error
 	if f.valLogits != "" {
-		if logits, err = newValLogits(f.valLogits, ds.Name); err != nil {
-			return err
+		if logits, err = experiment.NewValLogits(f.valLogits, ds.Name); err != nil {
+			return fmt.Errorf("--val-logits: %w", err)
 		}
-		run.Graph.OnValidation = logits.record
+		run.Graph.OnValidation = logits.Record
 	}
 	if f.testCurve != "" {
-		if curves, err = newTestCurves(f.testCurve); err != nil {
-			return err
+		if curves, err = experiment.NewTestCurves(f.testCurve); err != nil {
+			return fmt.Errorf("--test-curve: %w", err)
 		}
-		run.Graph.OnTestCurve = curves.record
+		run.Graph.OnTestCurve = curves.Record
 	}
 	enc := json.NewEncoder(stdout)
 	run.OnEpoch = func(i int, e train.Epoch) {
@@ -217,11 +220,11 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	}
 	sum, err := run.Do()
 	if logits != nil {
-		err = errors.Join(err, logits.close())
+		err = errors.Join(err, logits.Close())
 	}
 	var sel train.CurveSelection
 	if curves != nil {
-		s, cerr := curves.close()
+		s, cerr := curves.Close()
 		sel, err = s, errors.Join(err, cerr)
 	}
 	if err != nil {
@@ -256,94 +259,14 @@ type runRecord struct {
 	train.Result
 }
 
-// recipeFlags override the model's training recipe when given.
-type recipeFlags struct {
-	epochs, patience         int
-	lr, wd, clip             float64
-	optimizer, schedule      string
-	setEpochs, setLR, setWD  bool
-	setClip, setOpt, setSchd bool
+// optionFlags are the fields of configuration structs (model.Options) as
+// flags. Only the flags given change a configuration, so the defaults stay
+// those of the model or the recipe that runs.
+type optionFlags struct {
+	flags []*optionFlag
 }
 
-func (r *recipeFlags) register(fs *flag.FlagSet) {
-	fs.Func("epochs", "training epochs (default: the model's recipe, 200 node, 100 graph)", intFlag(&r.epochs, &r.setEpochs))
-	fs.Func("lr", "learning rate (default: the model's recipe: 0.005 prcapsnet, 0.01 gcn)", floatFlag(&r.lr, &r.setLR))
-	fs.Func("wd", "weight decay (default: the model's recipe: 5e-4 node, 1e-4 graph prcapsnet)", floatFlag(&r.wd, &r.setWD))
-	fs.Func("clip", "clip the global gradient norm to this value, 0: off (default: the model's recipe, 1 for prcapsnet)", floatFlag(&r.clip, &r.setClip))
-	fs.Func("optimizer", "adam, adamw or radam (RiemannianAdam) (default: the model's recipe)", stringFlag(&r.optimizer, &r.setOpt))
-	fs.Func("lr-schedule", "learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting) "+
-		"(default: the model's recipe, step for the graph network, constant otherwise)", stringFlag(&r.schedule, &r.setSchd))
-	fs.IntVar(&r.patience, "patience", 0, "stop a run after this many epochs without a better validation accuracy (0: never)")
-}
-
-// apply returns cfg with the given flags applied, checked.
-func (r *recipeFlags) apply(cfg train.Config) (train.Config, error) {
-	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) || x < 0 }
-	switch {
-	case r.setEpochs && r.epochs < 1:
-		return cfg, usagef("--epochs must be at least 1")
-	case r.setLR && (bad(r.lr) || r.lr == 0):
-		return cfg, usagef("--lr must be positive and finite")
-	case r.setWD && bad(r.wd):
-		return cfg, usagef("--wd must be non-negative and finite")
-	case r.setClip && bad(r.clip):
-		return cfg, usagef("--clip must be non-negative and finite (0: off)")
-	case r.patience < 0:
-		return cfg, usagef("--patience must not be negative")
-	}
-	if r.setSchd {
-		if err := train.CheckSchedule(r.schedule); err != nil {
-			return cfg, usagef("--lr-schedule: %v", err)
-		}
-		cfg.LRSchedule = r.schedule
-	}
-	if r.setEpochs {
-		cfg.Epochs = r.epochs
-	}
-	if r.setLR {
-		cfg.LR = r.lr
-	}
-	if r.setWD {
-		cfg.WeightDecay = r.wd
-	}
-	if r.setClip {
-		cfg.Clip = r.clip
-	}
-	if r.setOpt {
-		cfg.Optimizer = r.optimizer
-	}
-	cfg.Patience = r.patience
-	return cfg, nil
-}
-
-func intFlag(p *int, set *bool) func(string) error {
-	return func(s string) error {
-		_, err := fmt.Sscan(s, p)
-		*set = true
-		return err
-	}
-}
-
-func floatFlag(p *float64, set *bool) func(string) error {
-	return func(s string) error {
-		_, err := fmt.Sscan(s, p)
-		*set = true
-		return err
-	}
-}
-
-func stringFlag(p *string, set *bool) func(string) error {
-	return func(s string) error { *p, *set = s, true; return nil }
-}
-
-// modelFlags are the options of every registered model's configuration
-// (model.Options), as flags; a given flag is applied to the configuration
-// of the model that runs, and is an error if that model has no such option.
-type modelFlags struct {
-	given []*optionFlag
-}
-
-// optionFlag is one model option on the command line.
+// optionFlag is one option on the command line.
 type optionFlag struct {
 	name, value string
 	bool, set   bool
@@ -353,46 +276,52 @@ func (o *optionFlag) String() string     { return o.value }
 func (o *optionFlag) IsBoolFlag() bool   { return o.bool }
 func (o *optionFlag) Set(v string) error { o.value, o.set = v, true; return nil }
 
-func (m *modelFlags) register(fs *flag.FlagSet) {
+// register adds a flag for every option of cfgs, once per name, sorted.
+func (o *optionFlags) register(fs *flag.FlagSet, cfgs ...model.Config) {
 	seen := map[string]bool{}
 	var opts []model.Option
-	for _, s := range model.Specs() {
-		for _, o := range model.Options(s.Default()) {
-			if !seen[o.Name] {
-				seen[o.Name] = true
-				opts = append(opts, o)
+	for _, c := range cfgs {
+		for _, op := range model.Options(c) {
+			if !seen[op.Name] {
+				seen[op.Name] = true
+				opts = append(opts, op)
 			}
 		}
 	}
 	sort.SliceStable(opts, func(i, j int) bool { return opts[i].Name < opts[j].Name })
-	for _, o := range opts {
-		of := &optionFlag{name: o.Name, bool: o.Bool}
-		m.given = append(m.given, of)
-		fs.Var(of, o.Name, o.Usage)
+	for _, op := range opts {
+		of := &optionFlag{name: op.Name, bool: op.Bool}
+		o.flags = append(o.flags, of)
+		fs.Var(of, op.Name, op.Usage)
 	}
 }
 
-// config is the default configuration of the task's model name with the
-// given option flags applied and validated.
-func (m *modelFlags) config(task data.Task, name string) (model.Config, error) {
-	cfg, err := model.DefaultConfig(task, name)
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	for _, o := range m.given {
-		if !o.set {
+// apply sets the given flags in cfg and validates it; a given flag that
+// cfg (of owner) lacks is a usage error.
+func (o *optionFlags) apply(cfg model.Config, owner string) error {
+	for _, f := range o.flags {
+		if !f.set {
 			continue
 		}
-		if err := model.SetOption(cfg, o.name, o.value); errors.Is(err, model.ErrNoOption) {
-			return nil, usagef("--%s does not apply to the %s model %s", o.name, task, name)
+		if err := model.SetOption(cfg, f.name, f.value); errors.Is(err, model.ErrNoOption) {
+			return usagef("--%s does not apply to %s", f.name, owner)
 		} else if err != nil {
-			return nil, usagef("--%s: %v", o.name, err)
+			return usagef("--%s: %v", f.name, err)
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, usagef("%s: %v", name, err)
+		return usagef("%s: %v", owner, err)
 	}
-	return cfg, nil
+	return nil
+}
+
+// modelDefaults are the default configurations of every registered model.
+func modelDefaults() []model.Config {
+	var cfgs []model.Config
+	for _, s := range model.Specs() {
+		cfgs = append(cfgs, s.Default())
+	}
+	return cfgs
 }
 
 // allModelNames lists the registered models of both tasks once each.

@@ -57,7 +57,7 @@ func TestTrainGraphUsage(t *testing.T) {
 		{[]string{"train", "--task", "graph", "--routing", "euclidean", "--epochs", "1"}, 1, "supports acr and pcr"},
 		{[]string{"train", "--task", "graph", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
 		{[]string{"train", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
-		{[]string{"train", "--task", "graph", "--lr-schedule", "linear"}, 2, `--lr-schedule: unknown learning-rate schedule "linear" (want constant, cosine, step)`},
+		{[]string{"train", "--task", "graph", "--lr-schedule", "linear"}, 2, `unknown learning-rate schedule "linear" (want constant, cosine, step)`},
 		{[]string{"train", "--task", "graph", "--test-curve", "c.tsv", "--patience", "5"}, 2, "no --patience"},
 	} {
 		code, out, errOut := runCLI(tc.args...)
@@ -71,18 +71,25 @@ func TestTrainGraphUsage(t *testing.T) {
 // keeps its own defaults (no input dropout) unless its flag is given, an
 // option of another model is a usage error, and a bad value is refused.
 func TestModelOptionFlags(t *testing.T) {
-	parse := func(args ...string) (*modelFlags, error) {
+	parse := func(args ...string) (*optionFlags, error) {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		var m modelFlags
-		m.register(fs)
+		var m optionFlags
+		m.register(fs, modelDefaults()...)
 		return &m, fs.Parse(args)
+	}
+	config := func(m *optionFlags, task data.Task, name string) (model.Config, error) {
+		cfg, err := model.DefaultConfig(task, name)
+		if err != nil {
+			return nil, err
+		}
+		return cfg, m.apply(cfg, name)
 	}
 	m, err := parse("--k", "2", "--stem", "sum")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := m.config(data.GraphTask, "prcapsnet")
+	cfg, err := config(m, data.GraphTask, "prcapsnet")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +98,7 @@ func TestModelOptionFlags(t *testing.T) {
 		t.Errorf("graph config %+v: want input dropout 0, dropout 0.5, hidden 64, K 2, stem sum", *got)
 	}
 	m, _ = parse("--input-dropout", "0.3", "--hidden", "32", "--fixed-curvature")
-	cfg, err = m.config(data.GraphTask, "prcapsnet")
+	cfg, err = config(m, data.GraphTask, "prcapsnet")
 	if got := cfg.(*model.PRCapsConfig); err != nil || got.InputDropout != 0.3 || got.Hidden != 32 || !got.FixedCurvature {
 		t.Errorf("given: %+v, %v", got, err)
 	}
@@ -101,7 +108,7 @@ func TestModelOptionFlags(t *testing.T) {
 		if args[0] != "--k" {
 			name = "prcapsnet"
 		}
-		if _, err := m.config(data.NodeTask, name); !errors.As(err, new(usageError)) {
+		if _, err := config(m, data.NodeTask, name); !errors.As(err, new(usageError)) {
 			t.Errorf("%v for %s: error %v, want a usage error", args, name, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bufio"
@@ -9,31 +9,31 @@ import (
 	"github.com/prcaps/prcaps/train"
 )
 
-// testCurves collects each fold's validation and test accuracy per epoch
+// TestCurves collects each fold's validation and test accuracy per epoch
 // (--test-curve) and writes them to one TSV file: fold, epoch, val_acc,
 // test_acc. Its record method is a train.GraphProtocol.OnTestCurve, which
 // the protocol calls one at a time. The file is created when the run
 // starts, so that a bad path fails before any training.
-type testCurves struct {
+type TestCurves struct {
 	f      *os.File
 	points map[int][]train.CurvePoint
 }
 
-func newTestCurves(path string) (*testCurves, error) {
+func NewTestCurves(path string) (*TestCurves, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, fmt.Errorf("--test-curve: %w", err)
+		return nil, fmt.Errorf("test curve: %w", err)
 	}
-	return &testCurves{f: f, points: map[int][]train.CurvePoint{}}, nil
+	return &TestCurves{f: f, points: map[int][]train.CurvePoint{}}, nil
 }
 
-func (c *testCurves) record(fold int, p train.CurvePoint) {
+func (c *TestCurves) Record(fold int, p train.CurvePoint) {
 	c.points[fold] = append(c.points[fold], p)
 }
 
 // close writes the curves, closes the file and returns the selection of
 // the epoch with the best mean test accuracy over the folds.
-func (c *testCurves) close() (train.CurveSelection, error) {
+func (c *TestCurves) Close() (train.CurveSelection, error) {
 	folds := make([]int, 0, len(c.points))
 	for f := range c.points {
 		folds = append(folds, f)
@@ -55,11 +55,11 @@ func (c *testCurves) close() (train.CurveSelection, error) {
 		err = cerr
 	}
 	if err != nil {
-		return train.CurveSelection{}, fmt.Errorf("--test-curve: %w", err)
+		return train.CurveSelection{}, fmt.Errorf("test curve: %w", err)
 	}
 	sel, err := train.SelectOnCurves(curves)
 	if err != nil {
-		return sel, fmt.Errorf("--test-curve %s: %w", c.f.Name(), err)
+		return sel, fmt.Errorf("test curve %s: %w", c.f.Name(), err)
 	}
 	return sel, nil
 }

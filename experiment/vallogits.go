@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bufio"
@@ -10,13 +10,13 @@ import (
 	"github.com/prcaps/prcaps/train"
 )
 
-// valLogits writes the validation logits of every fold and epoch of a graph
+// ValLogits writes the validation logits of every fold and epoch of a graph
 // run (--val-logits) to dir/<dataset>-fold<NN>.tsv, one line per graph and
 // epoch: epoch, graph index, label, then the class logits. They are the
-// input of `go run ./tools/selection` (docs/epoch-selection.md). Its record
+// input of `go run ./tools/selection` (docs/notes/epoch-selection.md). Its record
 // method is a train.GraphProtocol.OnValidation, which the protocol calls one
 // at a time.
-type valLogits struct {
+type ValLogits struct {
 	dir, dataset string
 	files        map[int]*os.File
 	bufs         map[int]*bufio.Writer
@@ -24,14 +24,14 @@ type valLogits struct {
 	line         []byte
 }
 
-func newValLogits(dir, dataset string) (*valLogits, error) {
+func NewValLogits(dir, dataset string) (*ValLogits, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--val-logits: %w", err)
+		return nil, fmt.Errorf("val logits: %w", err)
 	}
-	return &valLogits{dir: dir, dataset: dataset, files: map[int]*os.File{}, bufs: map[int]*bufio.Writer{}}, nil
+	return &ValLogits{dir: dir, dataset: dataset, files: map[int]*os.File{}, bufs: map[int]*bufio.Writer{}}, nil
 }
 
-func (l *valLogits) record(fold int, v train.ValScores) {
+func (l *ValLogits) Record(fold int, v train.ValScores) {
 	if l.err != nil {
 		return
 	}
@@ -39,7 +39,7 @@ func (l *valLogits) record(fold int, v train.ValScores) {
 	if !ok {
 		f, err := os.Create(filepath.Join(l.dir, fmt.Sprintf("%s-fold%02d.tsv", l.dataset, fold)))
 		if err != nil {
-			l.err = fmt.Errorf("--val-logits: %w", err)
+			l.err = fmt.Errorf("val logits: %w", err)
 			return
 		}
 		l.files[fold], w = f, bufio.NewWriter(f)
@@ -57,20 +57,20 @@ func (l *valLogits) record(fold int, v train.ValScores) {
 		}
 		l.line = append(b, '\n')
 		if _, err := w.Write(l.line); err != nil {
-			l.err = fmt.Errorf("--val-logits %s: %w", l.files[fold].Name(), err)
+			l.err = fmt.Errorf("val logits %s: %w", l.files[fold].Name(), err)
 			return
 		}
 	}
 }
 
 // close flushes and closes the files and returns the first error.
-func (l *valLogits) close() error {
+func (l *ValLogits) Close() error {
 	for fold, w := range l.bufs {
 		if err := w.Flush(); err != nil && l.err == nil {
-			l.err = fmt.Errorf("--val-logits %s: %w", l.files[fold].Name(), err)
+			l.err = fmt.Errorf("val logits %s: %w", l.files[fold].Name(), err)
 		}
 		if err := l.files[fold].Close(); err != nil && l.err == nil {
-			l.err = fmt.Errorf("--val-logits: %w", err)
+			l.err = fmt.Errorf("val logits: %w", err)
 		}
 	}
 	return l.err
