@@ -433,11 +433,7 @@ func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config,
 	proto := train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel}
 	b.progress.Line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
 	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)
-	run := Run{Model: v.Model, Config: mc, Train: tc, Dataset: ds, Node: proto,
-		OnEpoch: func(run int, e train.Epoch) {
-			b.progress.Update(fmt.Sprintf("%s run %d/%d", label, run+1, proto.Seeds), e.Epoch, tc.Epochs,
-				fmt.Sprintf("loss %.4f val %.3f", e.Loss, e.ValAcc))
-		}}
+	run := Run{Model: v.Model, Config: mc, Train: tc, Dataset: ds, Node: proto, Progress: b.progress, Label: label}
 	sum, err := run.Do()
 	b.runs++
 	if err == nil {

@@ -65,15 +65,7 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 // graphJob is the graph protocol for model name configured as mc, tc on
 // ds, with progress lines under label.
 func (b *Bench) graphJob(label, name string, mc model.Config, tc train.Config, ds *data.Dataset) (train.GraphJob, error) {
-	run := Run{Model: name, Config: mc, Train: tc, Dataset: ds, Graph: b.graphProtocol(),
-		OnEpoch: func(fold int, e train.Epoch) {
-			b.progress.Update(fmt.Sprintf("%s fold %d/%d", label, fold+1, b.opt.Folds), e.Epoch, tc.Epochs,
-				fmt.Sprintf("loss %.4f val %.3f", e.Loss, e.ValAcc))
-		},
-		OnRun: func(fold int, r train.Result) {
-			b.progress.Line("%s fold %d/%d: test %.4f at best-val epoch %d (val %.4f), %.1f s",
-				label, fold+1, b.opt.Folds, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
-		}}
+	run := Run{Model: name, Config: mc, Train: tc, Dataset: ds, Graph: b.graphProtocol(), Progress: b.progress, Label: label}
 	return run.GraphJob()
 }
 

@@ -23,6 +23,64 @@ type Run struct {
 
 	OnEpoch func(run int, e train.Epoch)  // after every epoch of every run
 	OnRun   func(run int, r train.Result) // after every run (seed or fold)
+
+	// Progress, if non-nil, shows every epoch and a line per finished run,
+	// each under Label (e.g. "t3 GCN Cora"; empty: none).
+	Progress Progress
+	Label    string
+}
+
+// Describe is one line saying what the run trains, on what and how.
+func (r Run) Describe() string {
+	ds, tc := r.Dataset, r.TrainConfig()
+	if ds.Task == data.GraphTask {
+		nodes := 0
+		for _, s := range ds.Graph.Graphs {
+			nodes += s.Graph.N
+		}
+		return fmt.Sprintf("%s on %s (%d graphs, %d nodes, %d features, %d classes; from %s), %s, %d epochs, batch %d",
+			r.ModelName(), ds.Name, len(ds.Graph.Graphs), nodes, ds.Graph.NumFeatures, ds.Graph.NumClasses, ds.From,
+			r.Graph.Name(), tc.Epochs, r.batchSize())
+	}
+	return fmt.Sprintf("%s on %s (%d nodes, %d features, %d classes; from %s), %s, %d epochs",
+		r.ModelName(), ds.Name, ds.Node.Graph.N, ds.Node.X.Cols(), ds.Node.NumClasses, ds.From, r.Node.Name(), tc.Epochs)
+}
+
+func (r Run) batchSize() int {
+	if r.Graph.BatchSize > 0 {
+		return r.Graph.BatchSize
+	}
+	return train.DefaultBatchSize
+}
+
+// hooks returns OnEpoch and OnRun with the progress reports added.
+func (r Run) hooks() (func(int, train.Epoch), func(int, train.Result)) {
+	if r.Progress == nil {
+		return r.OnEpoch, r.OnRun
+	}
+	unit, runs := "run", r.Node.Seeds
+	if r.Dataset.Task == data.GraphTask {
+		unit, runs = "fold", r.Graph.Runs()
+	}
+	if r.Label != "" {
+		unit = r.Label + " " + unit
+	}
+	epochs := r.TrainConfig().Epochs
+	onEpoch := func(i int, e train.Epoch) {
+		r.Progress.Update(fmt.Sprintf("%s %d/%d", unit, i+1, runs), e.Epoch, epochs,
+			fmt.Sprintf("loss %.4f train %.3f val %.3f", e.Loss, e.TrainAcc, e.ValAcc))
+		if r.OnEpoch != nil {
+			r.OnEpoch(i, e)
+		}
+	}
+	onRun := func(i int, res train.Result) {
+		r.Progress.Line("%s %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2f s",
+			unit, i+1, runs, res.Seed, res.TestAcc, res.BestEpoch, res.ValAcc, res.Seconds)
+		if r.OnRun != nil {
+			r.OnRun(i, res)
+		}
+	}
+	return onEpoch, onRun
 }
 
 // ModelName is the model the run trains.
@@ -63,7 +121,8 @@ func (r Run) Do() (train.Summary, error) {
 	if _, err := build(r.Node.FirstSeed); err != nil {
 		return train.Summary{}, err
 	}
-	sum, err := train.RunNodeProtocol(ds, build, r.Node, r.TrainConfig(), r.OnEpoch, r.OnRun)
+	onEpoch, onRun := r.hooks()
+	sum, err := train.RunNodeProtocol(ds, build, r.Node, r.TrainConfig(), onEpoch, onRun)
 	sum.Model = r.ModelName()
 	return sum, err
 }
@@ -81,6 +140,18 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 	if _, err := build(r.Graph.FirstSeed); err != nil {
 		return train.GraphJob{}, err
 	}
+	onEpoch, onRun := r.hooks()
 	return train.GraphJob{Dataset: ds, Build: build, Protocol: r.Graph, Config: r.TrainConfig(),
-		OnEpoch: r.OnEpoch, OnRun: r.OnRun}, nil
+		OnEpoch: onEpoch, OnRun: onRun}, nil
+}
+
+// RunRecord is the JSON record of one finished run (seed or fold), as
+// `prcaps train --json` prints it before the summary.
+type RunRecord struct {
+	Dataset  string `json:"dataset"`
+	Task     string `json:"task"`
+	Model    string `json:"model"`
+	Protocol string `json:"protocol"`
+	Run      int    `json:"run"`
+	train.Result
 }

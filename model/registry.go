@@ -79,6 +79,17 @@ func namesLocked(task data.Task) []string {
 	return names
 }
 
+// AllNames lists the registered models of both tasks, each name once.
+func AllNames() []string {
+	var names []string
+	for _, s := range Specs() {
+		if !slices.Contains(names, s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
 // Specs lists every registered model, node models first.
 func Specs() []Spec {
 	registry.RLock()

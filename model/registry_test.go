@@ -9,6 +9,7 @@ import (
 	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/option"
 )
 
 func TestRegistryNames(t *testing.T) {
@@ -83,11 +84,11 @@ func TestParamsHaveUniqueDottedNames(t *testing.T) {
 	}
 }
 
-func TestSetOption(t *testing.T) {
+func TestConfigOptions(t *testing.T) {
 	cfg := model.DefaultPRCapsConfig()
 	for _, kv := range [][2]string{{"hidden", "32"}, {"routing", "pcr"}, {"coupling", "parents"}, {"activation", "tanh"},
 		{"prcc-scale", "2.5"}, {"fixed-curvature", "true"}, {"routing-init", "torch"}} {
-		if err := model.SetOption(&cfg, kv[0], kv[1]); err != nil {
+		if err := option.Set(&cfg, kv[0], kv[1]); err != nil {
 			t.Fatalf("%s=%s: %v", kv[0], kv[1], err)
 		}
 	}
@@ -96,16 +97,16 @@ func TestSetOption(t *testing.T) {
 		t.Errorf("options not applied: %+v", cfg)
 	}
 	for _, kv := range [][2]string{{"hidden", "x"}, {"routing", "magic"}, {"fixed-curvature", "maybe"}, {"prcc-scale", "big"}} {
-		if err := model.SetOption(&cfg, kv[0], kv[1]); err == nil {
+		if err := option.Set(&cfg, kv[0], kv[1]); err == nil {
 			t.Errorf("%s=%s accepted", kv[0], kv[1])
 		}
 	}
 	g := model.DefaultGCNConfig()
-	if err := model.SetOption(&g, "k", "3"); !errors.Is(err, model.ErrNoOption) {
+	if err := option.Set(&g, "k", "3"); !errors.Is(err, option.ErrUnknown) {
 		t.Errorf("gcn option k: error %v, want ErrNoOption", err)
 	}
 	names := map[string]bool{}
-	for _, o := range model.Options(&cfg) {
+	for _, o := range option.List(&cfg) {
 		names[o.Name] = true
 		if o.Usage == "" {
 			t.Errorf("option %s has no help", o.Name)

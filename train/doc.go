@@ -8,5 +8,5 @@
 // the one at the epoch of best validation accuracy. Ties go, in the node
 // protocols, to the lower validation loss, then the earlier epoch; in the
 // graph protocol, whose validation sets are small, to the later epoch
-// (docs/epoch-selection.md).
+// (docs/notes/epoch-selection.md).
 package train

@@ -38,7 +38,7 @@ const evalNodes = 1024
 // KB of values and gradients per node, so a 16-graph DD batch (4,500 nodes
 // on average) does not fit the caches, and with a fold on each core the two
 // folds evict each other's data. Passes of at most 128 nodes keep a tape
-// near 1 MB (docs/graph-speed.md has the measurements).
+// near 1 MB (docs/notes/graph-speed.md has the measurements).
 const DefaultMicroBatchNodes = 128
 
 // GraphProtocol is the graph-classification protocol of DESIGN §6:
@@ -67,7 +67,7 @@ type GraphProtocol struct {
 	OnlyFolds int
 	// OnValidation, if non-nil, is called after each epoch's validation
 	// pass with the logits of every validation graph, for studying
-	// epoch-selection rules without test labels (docs/epoch-selection.md).
+	// epoch-selection rules without test labels (docs/notes/epoch-selection.md).
 	// With Parallel > 1 it is called from several goroutines, one at a
 	// time. v's slices are reused once it returns.
 	OnValidation func(fold int, v ValScores)
@@ -133,6 +133,15 @@ func (p GraphProtocol) Name() string {
 		s += fmt.Sprintf(" (first %d folds)", p.OnlyFolds)
 	}
 	return s
+}
+
+// Runs is the number of folds the protocol trains.
+func (p GraphProtocol) Runs() int {
+	p = p.withDefaults()
+	if p.OnlyFolds > 0 && p.OnlyFolds < p.Folds {
+		return p.OnlyFolds
+	}
+	return p.Folds
 }
 
 // graphTrainer holds one fold's state; its batches and tapes are reused
@@ -456,7 +465,7 @@ func (tr *graphTrainer) swapSelected() {
 // sets of 17 to 400 graphs tie often, and on split halves of the
 // validation graphs this rule picked epochs that scored better on the
 // other half than breaking ties by the lower validation loss did
-// (docs/epoch-selection.md; no test label is involved).
+// (docs/notes/epoch-selection.md; no test label is involved).
 func selectsGraphEpoch(best, valAcc float64) bool {
 	return valAcc >= best
 }

@@ -17,7 +17,7 @@ import (
 
 // Config is the training loop's configuration. The zero value is not
 // useful; start from DefaultConfig or Recipe. The opt and help tags name
-// the fields for command lines (model.SetOption reads them).
+// the fields for command lines (package option reads them).
 type Config struct {
 	Epochs      int     `opt:"epochs" help:"training epochs (default: the model's recipe, 200 node, 100 graph)"`
 	LR          float64 `opt:"lr" help:"learning rate (default: the model's recipe: 0.005 prcapsnet, 0.01 gcn)"`

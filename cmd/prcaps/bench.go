@@ -43,7 +43,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
-	b, err := experiment.NewBench(f.opt, newProgress(stderr, f.quiet))
+	b, err := experiment.NewBench(f.opt, report.NewProgress(stderr, f.quiet))
 	if err != nil {
 		return usageError{err.Error()}
 	}

@@ -9,12 +9,13 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/option"
+	"github.com/prcaps/prcaps/report"
 	"github.com/prcaps/prcaps/train"
 )
 
@@ -31,7 +32,7 @@ type trainFlags struct {
 	parallel                            int
 	asJSON, quiet, nodeAttr             bool
 	set                                 map[string]bool // the flags given
-	opts, recipe                        optionFlags
+	opts, recipe                        *option.Flags
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
@@ -42,7 +43,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		"Graph datasets (stratified k-fold CV): mutag nci1 nci109 dd proteins, or any TU set under --data with --task graph.\n"+
 		"Node models: "+strings.Join(model.Names(data.NodeTask), ", ")+"; graph models: "+strings.Join(model.Names(data.GraphTask), ", ")+".", stderr)
 	var f trainFlags
-	fs.StringVar(&f.model, "model", "prcapsnet", "model: "+strings.Join(allModelNames(), ", "))
+	fs.StringVar(&f.model, "model", "prcapsnet", "model: "+strings.Join(model.AllNames(), ", "))
 	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file; with --task graph and no --dataset: mutag")
 	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora and MUTAG are embedded")
 	fs.StringVar(&f.task, "task", "", "node or graph; empty: the dataset's task (graph for mutag nci1 nci109 dd proteins)")
@@ -71,8 +72,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
 	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
-	f.recipe.register(fs, &train.Config{})
-	f.opts.register(fs, modelDefaults()...)
+	f.recipe = option.Bind(fs, &train.Config{})
+	var defaults []any
+	for _, s := range model.Specs() {
+		defaults = append(defaults, s.Default())
+	}
+	f.opts = option.Bind(fs, defaults...)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -96,7 +101,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if err := f.opts.apply(cfg, fmt.Sprintf("the %s model %s", ds.Task, strings.ToLower(f.model))); err != nil {
+	if err := apply(f.opts, cfg, fmt.Sprintf("the %s model %s", ds.Task, strings.ToLower(f.model))); err != nil {
 		return err
 	}
 	run := experiment.Run{Model: strings.ToLower(f.model), Config: cfg, Dataset: ds,
@@ -104,7 +109,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		Graph: train.GraphProtocol{Folds: f.folds, FoldSeed: uint64(f.foldSeed), FirstSeed: uint64(f.firstSeed),
 			BatchSize: f.batch, MicroBatchNodes: f.microNodes, Parallel: f.parallel, OnlyFolds: f.onlyFolds}}
 	run.Train = run.TrainConfig()
-	if err := f.recipe.apply(&run.Train, "the training configuration"); err != nil {
+	if err := apply(f.recipe, &run.Train, "the training configuration"); err != nil {
 		return err
 	}
 	if f.testCurve != "" && run.Train.Patience > 0 {
@@ -172,25 +177,12 @@ func (f *trainFlags) loadData() (*data.Dataset, error) {
 
 // run trains and prints: progress on stderr, results on stdout.
 func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
-	prog := newProgress(stderr, f.quiet)
-	ds, tc, unit := run.Dataset, run.TrainConfig(), "run"
-	runs, proto := f.seeds, run.Node.Name()
+	prog := report.NewProgress(stderr, f.quiet)
+	ds, unit := run.Dataset, "run"
 	if ds.Task == data.GraphTask {
-		unit, runs, proto = "fold", f.folds, run.Graph.Name()
-		if f.onlyFolds > 0 && f.onlyFolds < runs {
-			runs = f.onlyFolds
-		}
-		g := ds.Graph
-		nodes := 0
-		for _, s := range g.Graphs {
-			nodes += s.Graph.N
-		}
-		prog.Line("%s on %s (%d graphs, %d nodes, %d features, %d classes; from %s), %s, %d epochs, batch %d",
-			run.ModelName(), g.Name, len(g.Graphs), nodes, g.NumFeatures, g.NumClasses, ds.From, proto, tc.Epochs, f.batch)
-	} else {
-		prog.Line("%s on %s (%d nodes, %d features, %d classes; from %s), %s, %d epochs",
-			run.ModelName(), ds.Name, ds.Node.Graph.N, ds.Node.X.Cols(), ds.Node.NumClasses, ds.From, proto, tc.Epochs)
+		unit = "fold"
 	}
+	prog.Line("%s", run.Describe())
 	var logits *experiment.ValLogits
 	var curves *experiment.TestCurves
 	var err error
@@ -207,16 +199,15 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		run.Graph.OnTestCurve = curves.Record
 	}
 	enc := json.NewEncoder(stdout)
-	run.OnEpoch = func(i int, e train.Epoch) {
-		prog.Update(fmt.Sprintf("%s %d/%d", unit, i+1, runs), e.Epoch, tc.Epochs,
-			fmt.Sprintf("loss %.4f train %.3f val %.3f", e.Loss, e.TrainAcc, e.ValAcc))
-	}
-	run.OnRun = func(i int, r train.Result) {
-		if f.asJSON {
-			enc.Encode(runRecord{ds.Name, ds.Task.String(), run.ModelName(), proto, i, r})
+	run.Progress = prog
+	if f.asJSON {
+		proto := run.Node.Name()
+		if ds.Task == data.GraphTask {
+			proto = run.Graph.Name()
 		}
-		prog.Line("%s %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2fs",
-			unit, i+1, runs, r.Seed, r.TestAcc, r.BestEpoch, r.ValAcc, r.Seconds)
+		run.OnRun = func(i int, r train.Result) {
+			enc.Encode(experiment.RunRecord{Dataset: ds.Name, Task: ds.Task.String(), Model: run.ModelName(), Protocol: proto, Run: i, Result: r})
+		}
 	}
 	sum, err := run.Do()
 	if logits != nil {
@@ -249,90 +240,18 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// runRecord is the JSON object printed per run.
-type runRecord struct {
-	Dataset  string `json:"dataset"`
-	Task     string `json:"task"`
-	Model    string `json:"model"`
-	Protocol string `json:"protocol"`
-	Run      int    `json:"run"`
-	train.Result
-}
-
-// optionFlags are the fields of configuration structs (model.Options) as
-// flags. Only the flags given change a configuration, so the defaults stay
-// those of the model or the recipe that runs.
-type optionFlags struct {
-	flags []*optionFlag
-}
-
-// optionFlag is one option on the command line.
-type optionFlag struct {
-	name, value string
-	bool, set   bool
-}
-
-func (o *optionFlag) String() string     { return o.value }
-func (o *optionFlag) IsBoolFlag() bool   { return o.bool }
-func (o *optionFlag) Set(v string) error { o.value, o.set = v, true; return nil }
-
-// register adds a flag for every option of cfgs, once per name, sorted.
-func (o *optionFlags) register(fs *flag.FlagSet, cfgs ...model.Config) {
-	seen := map[string]bool{}
-	var opts []model.Option
-	for _, c := range cfgs {
-		for _, op := range model.Options(c) {
-			if !seen[op.Name] {
-				seen[op.Name] = true
-				opts = append(opts, op)
-			}
-		}
-	}
-	sort.SliceStable(opts, func(i, j int) bool { return opts[i].Name < opts[j].Name })
-	for _, op := range opts {
-		of := &optionFlag{name: op.Name, bool: op.Bool}
-		o.flags = append(o.flags, of)
-		fs.Var(of, op.Name, op.Usage)
-	}
-}
-
-// apply sets the given flags in cfg and validates it; a given flag that
-// cfg (of owner) lacks is a usage error.
-func (o *optionFlags) apply(cfg model.Config, owner string) error {
-	for _, f := range o.flags {
-		if !f.set {
-			continue
-		}
-		if err := model.SetOption(cfg, f.name, f.value); errors.Is(err, model.ErrNoOption) {
-			return usagef("--%s does not apply to %s", f.name, owner)
-		} else if err != nil {
-			return usagef("--%s: %v", f.name, err)
-		}
+// apply sets the given option flags in cfg of owner and validates it.
+func apply(f *option.Flags, cfg model.Config, owner string) error {
+	var na option.NotApplicable
+	if err := f.Apply(cfg); errors.As(err, &na) {
+		return usagef("--%s does not apply to %s", na.Flag, owner)
+	} else if err != nil {
+		return usageError{err.Error()}
 	}
 	if err := cfg.Validate(); err != nil {
 		return usagef("%s: %v", owner, err)
 	}
 	return nil
-}
-
-// modelDefaults are the default configurations of every registered model.
-func modelDefaults() []model.Config {
-	var cfgs []model.Config
-	for _, s := range model.Specs() {
-		cfgs = append(cfgs, s.Default())
-	}
-	return cfgs
-}
-
-// allModelNames lists the registered models of both tasks once each.
-func allModelNames() []string {
-	var names []string
-	for _, s := range model.Specs() {
-		if !slices.Contains(names, s.Name) {
-			names = append(names, s.Name)
-		}
-	}
-	return names
 }
 
 // startCPUProfile starts a pprof CPU profile into path and returns the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/option"
 )
 
 // `prcaps train --task graph` on the embedded MUTAG: one JSON object per
@@ -71,19 +72,22 @@ func TestTrainGraphUsage(t *testing.T) {
 // keeps its own defaults (no input dropout) unless its flag is given, an
 // option of another model is a usage error, and a bad value is refused.
 func TestModelOptionFlags(t *testing.T) {
-	parse := func(args ...string) (*optionFlags, error) {
+	parse := func(args ...string) (*option.Flags, error) {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		var m optionFlags
-		m.register(fs, modelDefaults()...)
-		return &m, fs.Parse(args)
+		var defaults []any
+		for _, s := range model.Specs() {
+			defaults = append(defaults, s.Default())
+		}
+		m := option.Bind(fs, defaults...)
+		return m, fs.Parse(args)
 	}
-	config := func(m *optionFlags, task data.Task, name string) (model.Config, error) {
+	config := func(m *option.Flags, task data.Task, name string) (model.Config, error) {
 		cfg, err := model.DefaultConfig(task, name)
 		if err != nil {
 			return nil, err
 		}
-		return cfg, m.apply(cfg, name)
+		return cfg, apply(m, cfg, name)
 	}
 	m, err := parse("--k", "2", "--stem", "sum")
 	if err != nil {

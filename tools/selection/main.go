@@ -8,7 +8,7 @@
 // split many times into two stratified halves A and B: the rule picks an
 // epoch on A, and it scores the accuracy of that epoch on B. The table gives
 // each rule's mean B accuracy and its paired difference from the first rule
-// with the standard error over folds. docs/epoch-selection.md has the study
+// with the standard error over folds. docs/notes/epoch-selection.md has the study
 // that chose the graph protocol's rule this way.
 package main
 

@@ -7,7 +7,7 @@ type rule struct {
 	pick func(acc, loss []float64) int
 }
 
-// rules are the candidates of docs/epoch-selection.md, fixed before the
+// rules are the candidates of docs/notes/epoch-selection.md, fixed before the
 // study was run; the first is the reference of the paired differences.
 var rules = []rule{
 	{"R0 max acc, tie min loss", func(a, l []float64) int { return best(a, true, l, false) }},

@@ -1,14 +1,22 @@
-package model
+// Package option reads and sets the fields of configuration structs by
+// name: the fields tagged `opt:"name" help:"text"` are a configuration's
+// options, which command lines expose as flags (Flags). Model and training
+// configurations (model.PRCapsConfig, train.Config, ...) tag their fields
+// this way, so a new model's options reach the command line with no code
+// outside the model's file.
+package option
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
 )
 
 // Option is a configuration field that a command line can set: a field of
-// a Config struct tagged `opt:"name"`, with its help text in a `help` tag.
+// a configuration struct tagged `opt:"name"`, with its help text in a
+// `help` tag.
 type Option struct {
 	Name  string // flag name, e.g. "hidden"
 	Usage string // the help tag
@@ -16,8 +24,9 @@ type Option struct {
 	Value string // the field's value in the configuration Options read
 }
 
-// Options lists the settable fields of cfg in declaration order.
-func Options(cfg Config) []Option {
+// List lists the settable fields of cfg, a pointer to a struct, in
+// declaration order.
+func List(cfg any) []Option {
 	v, ok := structOf(cfg)
 	if !ok {
 		return nil
@@ -35,12 +44,14 @@ func Options(cfg Config) []Option {
 	return out
 }
 
-// SetOption parses value into the field of cfg tagged `opt:"name"`. It
-// checks the syntax only; cfg.Validate checks the value.
-func SetOption(cfg Config, name, value string) error {
+// Set parses value into the field of cfg (a pointer to a struct) tagged
+// `opt:"name"`. It checks the syntax only; the configuration's own
+// validation checks the value. Fields implementing
+// encoding.TextUnmarshaler parse themselves.
+func Set(cfg any, name, value string) error {
 	v, ok := structOf(cfg)
 	if !ok {
-		return fmt.Errorf("model: %T is not a pointer to a configuration struct", cfg)
+		return fmt.Errorf("option: %T is not a pointer to a struct", cfg)
 	}
 	for i := 0; i < v.NumField(); i++ {
 		if v.Type().Field(i).Tag.Get("opt") != name {
@@ -79,14 +90,14 @@ func SetOption(cfg Config, name, value string) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w %q", ErrNoOption, name)
+	return fmt.Errorf("%w %q", ErrUnknown, name)
 }
 
-// ErrNoOption is wrapped by SetOption's error when the configuration has
-// no field of that name: the option does not apply to the model.
-var ErrNoOption = fmt.Errorf("no option")
+// ErrUnknown is wrapped by Set's error when the configuration has no
+// option of that name.
+var ErrUnknown = errors.New("no option")
 
-func structOf(cfg Config) (reflect.Value, bool) {
+func structOf(cfg any) (reflect.Value, bool) {
 	v := reflect.ValueOf(cfg)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return reflect.Value{}, false

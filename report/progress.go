@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -8,17 +8,20 @@ import (
 	"time"
 )
 
-// progress reports long work: a redrawn bar on a terminal, plain lines
-// (at most one every few seconds) otherwise, nothing when quiet.
-type progress struct {
+// Progress reports long work on w: a redrawn bar on a terminal, plain
+// lines (at most one every two seconds) otherwise, nothing when quiet. It
+// is not safe for concurrent use; the protocols call their progress hooks
+// one at a time.
+type Progress struct {
 	w     io.Writer
 	tty   bool
 	quiet bool
 	last  time.Time
 }
 
-func newProgress(w io.Writer, quiet bool) *progress {
-	return &progress{w: w, tty: isTerminal(w), quiet: quiet}
+// NewProgress returns a Progress writing to w (silent when quiet).
+func NewProgress(w io.Writer, quiet bool) *Progress {
+	return &Progress{w: w, tty: isTerminal(w), quiet: quiet}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -30,8 +33,9 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// update shows done/total with a message; final forces a plain line.
-func (p *progress) Update(label string, done, total int, msg string) {
+// Update shows label with done/total and a message; on a terminal the bar
+// is redrawn in place and ends its line when done reaches total.
+func (p *Progress) Update(label string, done, total int, msg string) {
 	if p.quiet {
 		return
 	}
@@ -53,8 +57,8 @@ func (p *progress) Update(label string, done, total int, msg string) {
 	}
 }
 
-// line prints a line of its own (clearing a bar first on a terminal).
-func (p *progress) Line(format string, args ...any) {
+// Line prints a line of its own (clearing a bar first on a terminal).
+func (p *Progress) Line(format string, args ...any) {
 	if p.quiet {
 		return
 	}

@@ -1,0 +1,93 @@
+package option_test
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/prcaps/prcaps/option"
+)
+
+type level uint8
+
+func (l *level) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "low":
+		*l = 0
+	case "high":
+		*l = 1
+	default:
+		return fmt.Errorf("unknown level %q", b)
+	}
+	return nil
+}
+
+func (l level) String() string { return [...]string{"low", "high"}[l] }
+
+type cfg struct {
+	Width  int     `opt:"width" help:"the width"`
+	Rate   float64 `opt:"rate" help:"the rate"`
+	Name   string  `opt:"name" help:"the name"`
+	On     bool    `opt:"on" help:"a switch"`
+	Level  level   `opt:"level" help:"low or high"`
+	hidden int     // unexported and untagged: not an option
+	Plain  int     // untagged: not an option
+}
+
+func TestListAndSet(t *testing.T) {
+	c := cfg{Width: 3}
+	opts := option.List(&c)
+	if len(opts) != 5 || opts[0].Name != "width" || opts[0].Value != "3" || !opts[3].Bool || opts[4].Value != "low" {
+		t.Fatalf("List = %+v", opts)
+	}
+	for _, kv := range [][2]string{{"width", "8"}, {"rate", "0.5"}, {"name", "x"}, {"on", "true"}, {"level", "high"}} {
+		if err := option.Set(&c, kv[0], kv[1]); err != nil {
+			t.Fatalf("%s=%s: %v", kv[0], kv[1], err)
+		}
+	}
+	if c.Width != 8 || c.Rate != 0.5 || c.Name != "x" || !c.On || c.Level != 1 {
+		t.Errorf("after Set: %+v", c)
+	}
+	for _, kv := range [][2]string{{"width", "8.5"}, {"rate", "fast"}, {"on", "maybe"}, {"level", "mid"}} {
+		if err := option.Set(&c, kv[0], kv[1]); err == nil || errors.Is(err, option.ErrUnknown) {
+			t.Errorf("%s=%s: error %v, want a syntax error", kv[0], kv[1], err)
+		}
+	}
+	if err := option.Set(&c, "plain", "1"); !errors.Is(err, option.ErrUnknown) {
+		t.Errorf("untagged field: %v", err)
+	}
+	if err := option.Set(c, "width", "1"); err == nil {
+		t.Error("Set on a struct value (not a pointer) succeeded")
+	}
+}
+
+// Bind makes one flag per option name over several configurations; Apply
+// sets only the flags given, and names a flag the configuration lacks.
+func TestBindApply(t *testing.T) {
+	type other struct {
+		Width int `opt:"width" help:"another width"`
+		Depth int `opt:"depth" help:"the depth"`
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := option.Bind(fs, &cfg{}, &other{})
+	if fs.Lookup("width").Usage != "the width" || fs.Lookup("depth") == nil {
+		t.Fatal("flags not bound once per name")
+	}
+	if err := fs.Parse([]string{"--width", "7", "--on"}); err != nil {
+		t.Fatal(err)
+	}
+	c := cfg{Rate: 2}
+	if err := f.Apply(&c); err != nil || c.Width != 7 || !c.On || c.Rate != 2 {
+		t.Errorf("Apply: %v, %+v", err, c)
+	}
+	if err := fs.Parse([]string{"--depth", "2"}); err != nil {
+		t.Fatal(err)
+	}
+	var na option.NotApplicable
+	if err := f.Apply(&c); !errors.As(err, &na) || na.Flag != "depth" || !errors.Is(err, option.ErrUnknown) {
+		t.Errorf("Apply of --depth to cfg: %v", err)
+	}
+}
