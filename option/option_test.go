@@ -27,13 +27,12 @@ func (l *level) UnmarshalText(b []byte) error {
 func (l level) String() string { return [...]string{"low", "high"}[l] }
 
 type cfg struct {
-	Width  int     `opt:"width" help:"the width"`
-	Rate   float64 `opt:"rate" help:"the rate"`
-	Name   string  `opt:"name" help:"the name"`
-	On     bool    `opt:"on" help:"a switch"`
-	Level  level   `opt:"level" help:"low or high"`
-	hidden int     // unexported and untagged: not an option
-	Plain  int     // untagged: not an option
+	Width int     `opt:"width" help:"the width"`
+	Rate  float64 `opt:"rate" help:"the rate"`
+	Name  string  `opt:"name" help:"the name"`
+	On    bool    `opt:"on" help:"a switch"`
+	Level level   `opt:"level" help:"low or high"`
+	Plain int     // untagged: not an option
 }
 
 func TestListAndSet(t *testing.T) {

@@ -1,0 +1,71 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/train"
+)
+
+func embedded(t *testing.T, name string) *data.Dataset {
+	t.Helper()
+	ds, err := data.Load(name, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// Run trains a registered model under the dataset's protocol with the
+// model's defaults and recipe where its fields are zero.
+func TestRunBothTasks(t *testing.T) {
+	var runs, lines int
+	p := countProgress{lines: &lines}
+	node := Run{Model: "gcn", Dataset: embedded(t, "cora"), Node: train.NodeProtocol{Seeds: 2},
+		Train: train.Config{Epochs: 3, LR: 0.01}, OnRun: func(int, train.Result) { runs++ }, Progress: p}
+	sum, err := node.Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Model != "gcn" || sum.Task != "node" || sum.Runs != 2 || runs != 2 || sum.Epochs != 3 || lines != 2 {
+		t.Errorf("node run: %+v, %d OnRun calls, %d progress lines", sum, runs, lines)
+	}
+	if !strings.Contains(node.Describe(), "gcn on Cora (2708 nodes") {
+		t.Errorf("Describe = %q", node.Describe())
+	}
+	graph := Run{Dataset: embedded(t, "mutag"), Graph: train.GraphProtocol{Folds: 5, OnlyFolds: 2}}
+	if tc := graph.TrainConfig(); tc != train.Recipe(data.GraphTask, "prcapsnet") {
+		t.Errorf("zero Train: %+v, want the prcapsnet graph recipe", tc)
+	}
+	graph.Train = train.Recipe(data.GraphTask, "prcapsnet")
+	graph.Train.Epochs = 2
+	sum, err = graph.Do()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Model != "prcapsnet" || sum.Task != "graph" || sum.Runs != 2 || sum.Params != 8700 {
+		t.Errorf("graph run: %+v", sum)
+	}
+}
+
+// A configuration the model rejects fails before any training.
+func TestRunRejectsBadConfigFirst(t *testing.T) {
+	cfg := model.DefaultPRCapsConfig()
+	cfg.K = -1
+	trained := false
+	r := Run{Config: &cfg, Dataset: embedded(t, "cora"), Node: train.NodeProtocol{Seeds: 1},
+		OnEpoch: func(int, train.Epoch) { trained = true }}
+	if _, err := r.Do(); err == nil || trained {
+		t.Errorf("bad config: error %v, trained %v", err, trained)
+	}
+	if _, err := (Run{Model: "nope", Dataset: embedded(t, "mutag")}).Do(); err == nil {
+		t.Error("unknown graph model accepted")
+	}
+}
+
+type countProgress struct{ lines *int }
+
+func (p countProgress) Line(string, ...any)             { *p.lines++ }
+func (p countProgress) Update(string, int, int, string) {}
