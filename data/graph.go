@@ -194,4 +194,6 @@ type GraphDataset struct {
 	NumClasses  int
 	NumFeatures int
 	ClassNames  []string // the original label of class c, as written in the source (e.g. "-1")
+	// Encoding says how the node features were built (LoadTU records it).
+	Encoding NodeEncoding
 }

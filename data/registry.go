@@ -81,6 +81,9 @@ type Options struct {
 	Root string
 	// NodeAttr appends TU node attributes to the node features.
 	NodeAttr bool
+	// Encoding, if non-nil, builds a TU set's node features with this
+	// encoding (a trained model's) instead of deriving it (TUOptions).
+	Encoding *NodeEncoding
 }
 
 // EnvVar names the environment variable holding the default data root.
@@ -176,7 +179,7 @@ func loadInfo(in Info, src Source, opt Options) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ds.Graph, err = LoadTU(sub, filepath.Base(in.Path), TUOptions{NodeAttr: opt.NodeAttr}); err != nil {
+		if ds.Graph, err = LoadTU(sub, filepath.Base(in.Path), TUOptions{NodeAttr: opt.NodeAttr, Encoding: opt.Encoding}); err != nil {
 			return nil, err
 		}
 	default:
@@ -245,7 +248,7 @@ func loadPath(p string, opt Options) (*Dataset, error) {
 	if !src.Exists(name + "_A.txt") {
 		return nil, fmt.Errorf("%s: a TU directory must hold %s_A.txt", p, name)
 	}
-	d, err := LoadTU(src, name, TUOptions{NodeAttr: opt.NodeAttr})
+	d, err := LoadTU(src, name, TUOptions{NodeAttr: opt.NodeAttr, Encoding: opt.Encoding})
 	if err != nil {
 		return nil, err
 	}

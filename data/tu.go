@@ -18,6 +18,11 @@ type TUOptions struct {
 	// dataset has that file, to the one-hot features (PyG's use_node_attr).
 	// The features are then dense; without it they are a sparse one-hot.
 	NodeAttr bool
+	// Encoding, if non-nil, builds the node features with this encoding (a
+	// trained model's) instead of deriving one from the files: a label or
+	// degree it has no column for is an error, and the attribute columns
+	// must match its Attributes (which need NodeAttr).
+	Encoding *NodeEncoding
 }
 
 // LoadTU reads the TU Dortmund graph-kernel dataset name (e.g. "MUTAG") from
@@ -100,7 +105,7 @@ func tuLoad(src Source, name string, opt TUOptions) (*GraphDataset, error) {
 	}
 	var attrFile tuFile
 	hasAttr := false
-	if opt.NodeAttr {
+	if opt.NodeAttr || (opt.Encoding != nil && opt.Encoding.Attributes > 0) {
 		attrFile, hasAttr, err = tuRead(src, name, "node_attributes", false)
 		if err != nil {
 			return nil, err
@@ -133,14 +138,32 @@ func tuLoad(src Source, name string, opt TUOptions) (*GraphDataset, error) {
 	}
 
 	// One-hot block: node labels, or degrees when there are none.
-	var oh tuOneHot
-	if hasNL {
-		oh, err = tuLabelOneHot(nlFile, part)
-		if err != nil {
+	var enc NodeEncoding
+	if opt.Encoding != nil {
+		enc = *opt.Encoding
+		enc.Blocks = slices.Clone(enc.Blocks)
+		if err := enc.Validate(); err != nil {
 			return nil, err
 		}
+	} else if hasNL {
+		enc.Kind = EncodeLabels
 	} else {
-		oh = tuDegreeOneHot(g)
+		enc.Kind = EncodeDegree
+	}
+	var oh tuOneHot
+	switch {
+	case enc.Kind == EncodeLabels && !hasNL:
+		return nil, fileErrorf(nlFile.path, 0, "missing: the encoding is one-hot node labels")
+	case enc.Kind == EncodeLabels:
+		oh, err = tuLabelOneHot(nlFile, part, &enc)
+	default:
+		oh, err = tuDegreeOneHot(g, &enc)
+		if err != nil {
+			err = fileErrorf(aFile.path, 0, "%v", err)
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 
 	var attrs []float32
@@ -151,6 +174,10 @@ func tuLoad(src Source, name string, opt TUOptions) (*GraphDataset, error) {
 			return nil, err
 		}
 	}
+	if opt.Encoding != nil && attrCols != enc.Attributes {
+		return nil, fileErrorf(name+"_node_attributes.txt", 0, "%d attribute columns; the encoding has %d", attrCols, enc.Attributes)
+	}
+	enc.Attributes = attrCols
 
 	classes, classOf := tuRemapLabels(glab)
 	ds := &GraphDataset{
@@ -159,6 +186,7 @@ func tuLoad(src Source, name string, opt TUOptions) (*GraphDataset, error) {
 		NumClasses:  len(classes),
 		NumFeatures: oh.cols + attrCols,
 		ClassNames:  make([]string, len(classes)),
+		Encoding:    enc,
 	}
 	for c, v := range classes {
 		ds.ClassNames[c] = strconv.FormatInt(v, 10)
@@ -315,7 +343,7 @@ type tuOneHot struct {
 	idx  []int32
 }
 
-func tuLabelOneHot(f tuFile, p *tuParts) (tuOneHot, error) {
+func tuLabelOneHot(f tuFile, p *tuParts, enc *NodeEncoding) (tuOneHot, error) {
 	vals, ncol, err := tuReadIntColumns(f, 0)
 	if err != nil {
 		return tuOneHot{}, err
@@ -324,55 +352,29 @@ func tuLabelOneHot(f tuFile, p *tuParts) (tuOneHot, error) {
 	if rows := tuRows(vals, ncol); rows != n {
 		return tuOneHot{}, tuCountError(f, rows, n, p.path)
 	}
-	oh := tuOneHot{per: ncol, idx: make([]int32, len(vals))}
-	for c := 0; c < ncol; c++ {
-		// Column c of the labels: map each distinct value to its rank.
-		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		for v := 0; v < n; v++ {
-			x := vals[v*ncol+c]
-			lo, hi = min(lo, x), max(hi, x)
-		}
-		var rank func(int64) int32
-		distinct := 0
-		if hi-lo >= 0 && hi-lo < int64(4*n+1024) {
-			// Dense value range (the usual case): value − min, as PyG's
-			// read_tu_data does, so DD's labels 1..89 give 89 columns
-			// (7 of them never set) and models match PyG's input width.
-			distinct = int(hi-lo) + 1
-			rank = func(x int64) int32 { return int32(x - lo) }
-		} else {
-			uniq := make([]int64, n)
-			for v := 0; v < n; v++ {
-				uniq[v] = vals[v*ncol+c]
-			}
-			slices.Sort(uniq)
-			uniq = slices.Compact(uniq)
-			distinct = len(uniq)
-			rank = func(x int64) int32 {
-				i, _ := slices.BinarySearch(uniq, x)
-				return int32(i)
-			}
-		}
-		for v := 0; v < n; v++ {
-			oh.idx[int(p.renum(int32(v)))*ncol+c] = int32(oh.cols) + rank(vals[v*ncol+c])
-		}
-		oh.cols += distinct
+	if enc.Blocks == nil {
+		enc.Blocks = deriveBlocks(vals, ncol, n)
+	} else if ncol != len(enc.Blocks) {
+		return tuOneHot{}, fileErrorf(f.path, 0, "%d label columns; the encoding has %d", ncol, len(enc.Blocks))
+	}
+	oh := tuOneHot{cols: enc.Width() - enc.Attributes, per: ncol, idx: make([]int32, len(vals))}
+	if err := enc.labelColumns(vals, n, func(v int) int { return int(p.renum(int32(v))) }, oh.idx); err != nil {
+		return tuOneHot{}, fileErrorf(f.path, 0, "%v", err)
 	}
 	return oh, nil
 }
 
 // tuDegreeOneHot encodes each node's in-degree (distinct in-neighbours, a
-// self-loop counting once), the GIN convention for TU sets without labels.
-func tuDegreeOneHot(g *Graph) tuOneHot {
-	oh := tuOneHot{per: 1, idx: make([]int32, g.N)}
-	maxDeg := 0
-	for v := 0; v < g.N; v++ {
-		d := g.InDegree(v)
-		oh.idx[v] = int32(d)
-		maxDeg = max(maxDeg, d)
+// self-loop counting once), the GIN convention for TU sets without labels,
+// with enc.Degrees columns (max-degree+1 when it is 0).
+func tuDegreeOneHot(g *Graph, enc *NodeEncoding) (tuOneHot, error) {
+	if enc.Degrees == 0 {
+		for v := 0; v < g.N; v++ {
+			enc.Degrees = max(enc.Degrees, g.InDegree(v)+1)
+		}
 	}
-	oh.cols = maxDeg + 1
-	return oh
+	oh := tuOneHot{per: 1, cols: enc.Degrees, idx: make([]int32, g.N)}
+	return oh, enc.degreeColumns(g, oh.idx)
 }
 
 // tuReadAttributes reads one row of comma-separated floats per node.
