@@ -71,6 +71,10 @@ type GraphProtocol struct {
 	// With Parallel > 1 it is called from several goroutines, one at a
 	// time. v's slices are reused once it returns.
 	OnValidation func(fold int, v ValScores)
+	// OnModel, if non-nil, is called after each fold with the fold's model
+	// holding the parameters of its selected epoch (to save it, e.g.); it
+	// must not keep m past the call. Called like OnValidation.
+	OnModel func(fold int, r Result, m model.Model)
 	// OnTestCurve, if non-nil, has the test fold scored after every epoch
 	// and gets each epoch's validation and test accuracy. It is a
 	// diagnostic for comparing with papers that report the epoch of best
@@ -88,6 +92,7 @@ type CurvePoint struct {
 
 // graphHooks are the optional per-epoch callbacks of one graph run.
 type graphHooks struct {
+	onModel  func(Result)
 	progress func(Epoch)
 	onVal    func(ValScores)
 	onTest   func(CurvePoint)
@@ -405,7 +410,7 @@ func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg C
 		if selectsGraphEpoch(res.ValAcc, valAcc) {
 			ep.Best = true
 			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = epoch, trainAcc, valAcc, testAcc, valLoss
-			if hooks.onTest == nil { // the test curve has scored this epoch already
+			if hooks.onTest == nil || hooks.onModel != nil { // the test curve has scored this epoch already
 				tr.keepSelected()
 			}
 		}
@@ -424,6 +429,11 @@ func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg C
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
+	if hooks.onModel != nil && res.BestEpoch > 0 {
+		tr.swapSelected()
+		hooks.onModel(res)
+		tr.swapSelected()
+	}
 	return res, nil
 }
 
@@ -448,16 +458,7 @@ func (tr *graphTrainer) testSelected() (float64, error) {
 	return acc, err
 }
 
-func (tr *graphTrainer) swapSelected() {
-	off := 0
-	for _, p := range tr.params {
-		n := len(p.Value.Data)
-		for i, v := range tr.selected[off : off+n] {
-			tr.selected[off+i], p.Value.Data[i] = p.Value.Data[i], v
-		}
-		off += n
-	}
-}
+func (tr *graphTrainer) swapSelected() { swapParams(tr.params, tr.selected) }
 
 // selectsGraphEpoch reports whether an epoch whose validation accuracy is
 // valAcc replaces the selected epoch, whose accuracy is best: it does when

@@ -147,6 +147,9 @@ func (r *graphRun) fold(f int, mu *sync.Mutex) {
 	if p.OnTestCurve != nil {
 		hooks.onTest = func(c CurvePoint) { mu.Lock(); p.OnTestCurve(f, c); mu.Unlock() }
 	}
+	if p.OnModel != nil {
+		hooks.onModel = func(r Result) { mu.Lock(); p.OnModel(f, r, m); mu.Unlock() }
+	}
 	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch}, seed, hooks)
 	if err != nil {
 		r.fail(f, fmt.Errorf("fold %d (seed %d): %w", f, seed, err), mu)

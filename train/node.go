@@ -207,6 +207,12 @@ func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
 // evaluating every epoch, and returns the accuracies at the epoch of best
 // validation accuracy. progress, if non-nil, is called after every epoch.
 func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch)) (Result, error) {
+	return runNode(m, ds, split, cfg, seed, progress, nil)
+}
+
+// runNode is RunNode; onModel, if non-nil, is called at the end with m
+// holding the parameters of the selected epoch (they are put back after).
+func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch), onModel func(Result)) (Result, error) {
 	tr, err := newNodeTrainer(m, ds, split, cfg, seed)
 	if err != nil {
 		return Result{}, err
@@ -214,6 +220,7 @@ func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 	start := time.Now()
 	res := Result{Seed: seed, ValAcc: -1}
 	sinceBest := 0
+	var selected []float32 // the parameters of the selected epoch, for onModel
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		tr.opt.SetLR(tr.lr(epoch - 1))
 		lv, err := tr.step(epoch)
@@ -226,6 +233,12 @@ func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 			ep.Best = true
 			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = epoch, ep.TrainAcc, ep.ValAcc, ep.TestAcc, valLoss
 			sinceBest = 0
+			if onModel != nil {
+				selected = selected[:0]
+				for _, p := range tr.params {
+					selected = append(selected, p.Value.Data...)
+				}
+			}
 		} else {
 			sinceBest++
 		}
@@ -238,7 +251,23 @@ func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
+	if onModel != nil && res.BestEpoch > 0 {
+		swapParams(tr.params, selected)
+		onModel(res)
+		swapParams(tr.params, selected)
+	}
 	return res, nil
+}
+
+// swapParams exchanges the values of params with the flat copy kept.
+func swapParams(params []*autodiff.Var[float32], kept []float32) {
+	off := 0
+	for _, p := range params {
+		for i, v := range kept[off : off+len(p.Value.Data)] {
+			kept[off+i], p.Value.Data[i] = p.Value.Data[i], v
+		}
+		off += len(p.Value.Data)
+	}
 }
 
 // StepAllocs warms a run up and returns the median number of heap

@@ -23,6 +23,11 @@ type NodeProtocol struct {
 	// Parallel is the number of runs trained at once (default 1); results
 	// do not depend on it.
 	Parallel int
+	// OnModel, if non-nil, is called after each run with the run's model
+	// holding the parameters of its selected epoch (to save it, e.g.); it
+	// must not keep m past the call. With Parallel > 1 it is called from
+	// several goroutines, one at a time.
+	OnModel func(run int, r Result, m model.Model)
 }
 
 func (p NodeProtocol) withDefaults() NodeProtocol {
@@ -127,7 +132,11 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 		if onEpoch != nil {
 			cb = func(e Epoch) { mu.Lock(); onEpoch(run, e); mu.Unlock() }
 		}
-		r, err := RunNode(m, ds, split, cfg, seed, cb)
+		var onModel func(Result)
+		if p.OnModel != nil {
+			onModel = func(r Result) { mu.Lock(); p.OnModel(run, r, m); mu.Unlock() }
+		}
+		r, err := runNode(m, ds, split, cfg, seed, cb, onModel)
 		if err != nil {
 			return fmt.Errorf("run %d (seed %d): %w", run, seed, err)
 		}
