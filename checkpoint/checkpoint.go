@@ -48,8 +48,11 @@ type Param struct {
 }
 
 // New makes the checkpoint of m, trained as r under tc on ds with
-// configuration cfg, copying its parameters.
+// configuration cfg (nil: the model's default), copying its parameters.
 func New(m model.Model, name string, cfg model.Config, ds *data.Dataset, tc train.Config, r train.Result) *Checkpoint {
+	if cfg == nil {
+		cfg, _ = model.DefaultConfig(ds.Task, name) // nil for an unknown name, which Marshal then writes as null
+	}
 	c := &Checkpoint{Task: ds.Task, Model: name, Config: cfg, Dataset: ds.Name, DatasetSHA256: ds.Fingerprint(), Train: tc, Run: r}
 	if ds.Task == data.GraphTask {
 		c.Shape = model.GraphShape(ds.Graph)

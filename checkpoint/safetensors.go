@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -148,7 +149,9 @@ func decode(b []byte) (map[string]string, []stTensor, error) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(i, j int) int { return int(offs[i][0] - offs[j][0]) })
+	slices.SortFunc(order, func(i, j int) int { // by start, empty tensors first
+		return cmp.Or(cmp.Compare(offs[i][0], offs[j][0]), cmp.Compare(offs[i][1], offs[j][1]))
+	})
 	var at int64
 	sorted := make([]stTensor, len(ts))
 	for k, i := range order {

@@ -119,21 +119,22 @@ func deriveBlocks(vals []int64, ncol, n int) []LabelBlock {
 }
 
 // labelColumns writes into idx[row(v)*ncol+c] the feature column of node
-// v's label in column c; the error names the first label without one.
-func (e NodeEncoding) labelColumns(vals []int64, n int, row func(int) int, idx []int32) error {
+// v's label in column c; the error names the first label without one, with
+// nodes numbered from base.
+func (e NodeEncoding) labelColumns(vals []int64, n, base int, row func(int) int, idx []int32) error {
 	ncol := len(e.Blocks)
 	for c, b := range e.Blocks {
-		base := int32(0)
+		first := int32(0)
 		for _, p := range e.Blocks[:c] {
-			base += int32(p.Width)
+			first += int32(p.Width)
 		}
 		for v := 0; v < n; v++ {
 			x := vals[v*ncol+c]
 			col, ok := b.column(x)
 			if !ok {
-				return fmt.Errorf("node %d has label %d in column %d, which the encoding does not know (%s)", v+1, x, c+1, b)
+				return fmt.Errorf("node %d has label %d in column %d, which the encoding does not know (%s)", v+base, x, c+1, b)
 			}
-			idx[row(v)*ncol+c] = base + col
+			idx[row(v)*ncol+c] = first + col
 		}
 	}
 	return nil
@@ -147,12 +148,12 @@ func (b LabelBlock) String() string {
 }
 
 // degreeColumns writes each node's in-degree into idx, checking that the
-// encoding has a column for it.
-func (e NodeEncoding) degreeColumns(g *Graph, idx []int32) error {
+// encoding has a column for it (nodes numbered from base in the error).
+func (e NodeEncoding) degreeColumns(g *Graph, base int, idx []int32) error {
 	for v := 0; v < g.N; v++ {
 		d := g.InDegree(v)
 		if d >= e.Degrees {
-			return fmt.Errorf("node %d has in-degree %d; the encoding covers 0..%d", v+1, d, e.Degrees-1)
+			return fmt.Errorf("node %d has in-degree %d; the encoding covers 0..%d", v+base, d, e.Degrees-1)
 		}
 		idx[v] = int32(d)
 	}
@@ -163,7 +164,7 @@ func (e NodeEncoding) degreeColumns(g *Graph, idx []int32) error {
 // labels (g.N × LabelColumns(), row-major; nil for the degree encoding),
 // attrs its attributes (g.N × Attributes; nil when there are none). A
 // label or degree the encoding has no column for is an error naming the
-// node (1-based).
+// node (0-based).
 func (e NodeEncoding) Encode(g *Graph, labels []int64, attrs []float32) (Features, error) {
 	if err := e.Validate(); err != nil {
 		return Features{}, err
@@ -178,9 +179,9 @@ func (e NodeEncoding) Encode(g *Graph, labels []int64, attrs []float32) (Feature
 	idx := make([]int32, n*per)
 	var err error
 	if e.Kind == EncodeDegree {
-		err = e.degreeColumns(g, idx)
+		err = e.degreeColumns(g, 0, idx)
 	} else {
-		err = e.labelColumns(labels, n, func(v int) int { return v }, idx)
+		err = e.labelColumns(labels, n, 0, func(v int) int { return v }, idx)
 	}
 	if err != nil {
 		return Features{}, err

@@ -77,7 +77,7 @@ func TestEncodeDegreeAndAttributes(t *testing.T) {
 		t.Errorf("features %v, want %v", x.Dense, want)
 	}
 	enc.Degrees = 2
-	if _, err := enc.Encode(g, nil, []float32{0, 0, 0}); err == nil || !strings.Contains(err.Error(), "node 2 has in-degree 2") {
+	if _, err := enc.Encode(g, nil, []float32{0, 0, 0}); err == nil || !strings.Contains(err.Error(), "node 1 has in-degree 2") {
 		t.Errorf("degree beyond the encoding: %v", err)
 	}
 	bad := []NodeEncoding{{Kind: "bag"}, {Kind: EncodeDegree}, {Kind: EncodeLabels},

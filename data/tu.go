@@ -358,7 +358,7 @@ func tuLabelOneHot(f tuFile, p *tuParts, enc *NodeEncoding) (tuOneHot, error) {
 		return tuOneHot{}, fileErrorf(f.path, 0, "%d label columns; the encoding has %d", ncol, len(enc.Blocks))
 	}
 	oh := tuOneHot{cols: enc.Width() - enc.Attributes, per: ncol, idx: make([]int32, len(vals))}
-	if err := enc.labelColumns(vals, n, func(v int) int { return int(p.renum(int32(v))) }, oh.idx); err != nil {
+	if err := enc.labelColumns(vals, n, 1, func(v int) int { return int(p.renum(int32(v))) }, oh.idx); err != nil {
 		return tuOneHot{}, fileErrorf(f.path, 0, "%v", err)
 	}
 	return oh, nil
@@ -374,7 +374,7 @@ func tuDegreeOneHot(g *Graph, enc *NodeEncoding) (tuOneHot, error) {
 		}
 	}
 	oh := tuOneHot{per: 1, cols: enc.Degrees, idx: make([]int32, g.N)}
-	return oh, enc.degreeColumns(g, oh.idx)
+	return oh, enc.degreeColumns(g, 1, oh.idx)
 }
 
 // tuReadAttributes reads one row of comma-separated floats per node.
