@@ -69,10 +69,14 @@ func trainOne(t *testing.T, ds *data.Dataset) (*checkpoint.Checkpoint, []float32
 		}
 	}
 	if ds.Task == data.GraphTask {
-		build := func(seed uint64) (model.GraphModel, error) { return model.NewGraph("prcapsnet", cfg, model.GraphShape(ds.Graph), seed) }
+		build := func(seed uint64) (model.GraphModel, error) {
+			return model.NewGraph("prcapsnet", cfg, model.GraphShape(ds.Graph), seed)
+		}
 		_, err = train.RunGraphProtocol(ds.Graph, build, train.GraphProtocol{Folds: 10, OnlyFolds: 1, OnModel: onModel}, tc, nil, nil)
 	} else {
-		build := func(seed uint64) (model.NodeModel, error) { return model.NewNode("prcapsnet", cfg, model.NodeShape(ds.Node), seed) }
+		build := func(seed uint64) (model.NodeModel, error) {
+			return model.NewNode("prcapsnet", cfg, model.NodeShape(ds.Node), seed)
+		}
 		_, err = train.RunNodeProtocol(ds.Node, build, train.NodeProtocol{Seeds: 1, OnModel: onModel}, tc, nil, nil)
 	}
 	if err != nil || ck == nil {
@@ -211,7 +215,9 @@ func TestLoadRejects(t *testing.T) {
 		}), "no tensor \"routing1"},
 		{"unknown config field", edit(func(m map[string]string, _ map[string]json.RawMessage) { m["prcaps.config"] = `{"Depth":3}` }), "unknown field \"Depth\""},
 		{"invalid config", edit(func(m map[string]string, _ map[string]json.RawMessage) { m["prcaps.config"] = `{"K":-1}` }), "perspectives"},
-		{"wrong shape", edit(func(m map[string]string, _ map[string]json.RawMessage) { m["prcaps.shape"] = `{"Features":8,"Classes":2}` }), "makes 7 features"},
+		{"wrong shape", edit(func(m map[string]string, _ map[string]json.RawMessage) {
+			m["prcaps.shape"] = `{"Features":8,"Classes":2}`
+		}), "makes 7 features"},
 		{"float64 tensor", edit(func(_ map[string]string, h map[string]json.RawMessage) {
 			h["stem.weight"] = json.RawMessage(strings.Replace(string(h["stem.weight"]), "F32", "F64", 1))
 		}), "dtype \"F64\""},

@@ -38,12 +38,13 @@ import (
 // dense (X.Dense). Without a features file every node gets one constant
 // feature equal to 1, so that a model learns from the structure alone.
 //
-// labels (required): "id,label" per record, at most one record per node;
+// labels ("" for none: every node unlabelled, for prediction with a trained
+// model): "id,label" per record, at most one record per node;
 // nodes without a record are unlabelled (Y = −1) and are left out of every
 // split. If every label is an integer, it must be ≥ 0 and is the class
 // itself (NumClasses = largest label + 1). Otherwise every label is taken as
 // a string and the classes are the distinct strings sorted byte-wise: class
-// c is the c-th of them. At least one node must be labelled.
+// c is the c-th of them. A labels file must label at least one node.
 //
 // The dataset's Name is the base name of the edges file without its
 // extension. Every error wraps a *FileError naming the file and, where the
@@ -59,16 +60,18 @@ func LoadPlain(edges, features, labels string) (*NodeDataset, error) {
 		}
 		return plainFile{path: p, data: b}, nil
 	}
-	if edges == "" || labels == "" {
-		return nil, errors.New("plain dataset: an edges file and a labels file are required")
+	if edges == "" {
+		return nil, errors.New("plain dataset: an edges file is required")
 	}
 	ef, err := read(edges)
 	if err != nil {
 		return nil, err
 	}
-	lf, err := read(labels)
-	if err != nil {
-		return nil, err
+	var lf plainFile // none: every node unlabelled (for prediction)
+	if labels != "" {
+		if lf, err = read(labels); err != nil {
+			return nil, err
+		}
 	}
 	var ff *plainFile
 	if features != "" {
@@ -195,7 +198,7 @@ func plainParse(name string, ef plainFile, ff *plainFile, lf plainFile) (*NodeDa
 
 	lrecs := plainRecords(lf)
 	records += len(lrecs)
-	if len(lrecs) == 0 {
+	if len(lrecs) == 0 && lf.path != "" {
 		return nil, fileErrorf(lf.path, 0, "no labels: at least one node must be labelled")
 	}
 	lids := make([]int32, len(lrecs))

@@ -135,8 +135,12 @@ func TestLoadPlainErrors(t *testing.T) {
 	if _, err := LoadPlain(p["e"], "", filepath.Join(filepath.Dir(p["e"]), "nope")); !errors.Is(err, ErrMissing) {
 		t.Errorf("missing labels file: %v", err)
 	}
-	if _, err := LoadPlain(p["e"], "", ""); err == nil {
-		t.Error("no labels file accepted")
+	// Without a labels file every node is unlabelled (prediction input).
+	if ds, err := LoadPlain(p["e"], "", ""); err != nil || ds.NumClasses != 0 || slices.ContainsFunc(ds.Y, func(y int32) bool { return y != -1 }) {
+		t.Errorf("no labels file: %v, %d classes, labels %v", err, ds.NumClasses, ds.Y)
+	}
+	if _, err := LoadPlain("", "", p["l"]); err == nil {
+		t.Error("no edges file accepted")
 	}
 }
 

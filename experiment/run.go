@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 
+	"github.com/prcaps/prcaps/checkpoint"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/train"
@@ -23,6 +24,11 @@ type Run struct {
 
 	OnEpoch func(run int, e train.Epoch)  // after every epoch of every run
 	OnRun   func(run int, r train.Result) // after every run (seed or fold)
+
+	// Save, if set, is where the checkpoint of the run with the best
+	// validation accuracy (ties: the lowest run index) is written,
+	// atomically, once the protocol has finished without error.
+	Save string
 
 	// Progress, if non-nil, shows every epoch and a line per finished run,
 	// each under Label (e.g. "t3 GCN Cora"; empty: none).
@@ -105,6 +111,44 @@ func (r Run) Do() (train.Summary, error) {
 	if r.Dataset == nil {
 		return train.Summary{}, fmt.Errorf("experiment: no dataset")
 	}
+	var best *bestRun
+	if r.Save != "" {
+		best = &bestRun{}
+		r.Node.OnModel = best.keep(r, r.Node.OnModel)
+		r.Graph.OnModel = best.keep(r, r.Graph.OnModel)
+	}
+	sum, err := r.do()
+	if err == nil && best != nil {
+		if best.ck == nil {
+			return sum, fmt.Errorf("experiment: no run finished with a selected epoch to save")
+		}
+		err = best.ck.Save(r.Save)
+	}
+	return sum, err
+}
+
+// bestRun keeps the checkpoint of the run of best validation accuracy.
+type bestRun struct {
+	ck  *checkpoint.Checkpoint
+	run int
+}
+
+// keep returns a protocol OnModel hook that keeps the best run's
+// checkpoint, then calls next (if non-nil). The protocols call it one run
+// at a time.
+func (b *bestRun) keep(r Run, next func(int, train.Result, model.Model)) func(int, train.Result, model.Model) {
+	return func(run int, res train.Result, m model.Model) {
+		if b.ck == nil || res.ValAcc > b.ck.Run.ValAcc || (res.ValAcc == b.ck.Run.ValAcc && run < b.run) {
+			b.ck, b.run = checkpoint.New(m, r.ModelName(), r.Config, r.Dataset, r.TrainConfig(), res), run
+		}
+		if next != nil {
+			next(run, res, m)
+		}
+	}
+}
+
+// do runs the protocol of the dataset's task.
+func (r Run) do() (train.Summary, error) {
 	if r.Dataset.Task == data.GraphTask {
 		job, err := r.GraphJob()
 		if err != nil {

@@ -24,7 +24,6 @@ type Prediction struct {
 type Predictor struct {
 	ck   *checkpoint.Checkpoint
 	pool sync.Pool
-	err  error // the first replica's build error
 }
 
 // Load reads the checkpoint at path and returns its predictor.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -26,6 +27,7 @@ import (
 type trainFlags struct {
 	model, dataset, root, split, task   string
 	edges, features, labels, cpuProfile string
+	save                                string
 	valLogits, testCurve                string
 	seeds, firstSeed, folds, foldSeed   int
 	onlyFolds, batch, microNodes        int
@@ -71,6 +73,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per run and a summary object on the last line")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
 	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
+	fs.StringVar(&f.save, "save", "", "write the trained model to `file` (a safetensors checkpoint for prcaps predict and serve); "+
+		"with several seeds or folds, the run of best validation accuracy (ties: the first)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
 	f.recipe = option.Bind(fs, &train.Config{})
 	var defaults []any
@@ -111,6 +115,12 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	run.Train = run.TrainConfig()
 	if err := apply(f.recipe, &run.Train, "the training configuration"); err != nil {
 		return err
+	}
+	if f.save != "" {
+		if st, err := os.Stat(filepath.Dir(f.save)); err != nil || !st.IsDir() {
+			return usagef("--save %s: no such directory %s", f.save, filepath.Dir(f.save))
+		}
+		run.Save = f.save
 	}
 	if f.testCurve != "" && run.Train.Patience > 0 {
 		return usagef("--test-curve compares whole curves: it needs every fold to run all epochs, so no --patience")
@@ -220,6 +230,9 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if run.Save != "" {
+		prog.Line("saved the run of best validation accuracy to %s", run.Save)
 	}
 	curve := ""
 	if curves != nil {

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/predict"
+)
+
+func runPredict(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("predict", "Classifies the nodes or graphs of a dataset with a model saved by prcaps train --save, and\n"+
+		"prints per node or graph the predicted class label and the class probabilities (CSV, or JSON lines\n"+
+		"with --json). Graph datasets get their node features the way the model was trained (its encoding).\n"+
+		"Where the data has labels, the accuracy against them goes to stderr.", stderr)
+	ckPath := fs.String("model", "", "the checkpoint `file` (required)")
+	dataset := fs.String("dataset", "", "dataset name or path (a TU directory, an .npz file); default: the one the model was trained on")
+	root := fs.String("data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora and MUTAG are embedded")
+	edges := fs.String("edges", "", "node models: your own graph's edge list (CSV/TSV \"src,dst\"); replaces --dataset")
+	features := fs.String("features", "", "with --edges: node features file (\"id,f1,...,fd\"), as wide as the model's input")
+	labels := fs.String("labels", "", "with --edges: optional node labels (\"id,label\"), for the accuracy on stderr")
+	nodes := fs.String("nodes", "", "node models: comma-separated node ids to classify (default: all)")
+	asJSON := fs.Bool("json", false, "print one JSON object per node or graph instead of CSV")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *ckPath == "" {
+		return usagef("--model FILE is required")
+	}
+	p, err := predict.Load(*ckPath)
+	if err != nil {
+		return err
+	}
+	ck := p.Checkpoint()
+	name := *dataset
+	if name == "" {
+		name = ck.Dataset
+	}
+	var ds *data.Dataset
+	switch {
+	case *edges != "":
+		nd, err := data.LoadPlain(*edges, *features, *labels)
+		if err != nil {
+			return err
+		}
+		ds = &data.Dataset{Name: nd.Name, Task: data.NodeTask, Node: nd}
+	case *features != "" || *labels != "":
+		return usagef("--features and --labels go with --edges")
+	default:
+		opt := data.Options{Root: *root, Encoding: ck.Encoding, NodeAttr: ck.Encoding != nil && ck.Encoding.Attributes > 0}
+		if ds, err = data.Load(name, opt); err != nil {
+			return err
+		}
+	}
+	if ds.Task != ck.Task {
+		return usagef("%s is a %s-classification dataset; %s is a %s-classification model", ds.Name, ds.Task, ck.Model, ck.Task)
+	}
+	if ds.Fingerprint() == ck.DatasetSHA256 {
+		fmt.Fprintf(stderr, "note: %s is the data the model was trained on (its test nodes or folds are among them)\n", ds.Name)
+	}
+	var ids []int32
+	var truth []string // the data's label of each prediction, "" if none
+	var preds []predict.Prediction
+	if ds.Task == data.GraphTask {
+		g := ds.Graph
+		for i, s := range g.Graphs {
+			ids = append(ids, int32(i))
+			truth = append(truth, g.ClassNames[s.Label])
+		}
+		preds, err = p.Samples(g.Graphs)
+	} else {
+		if ids, err = parseNodes(*nodes); err != nil {
+			return err
+		}
+		nd := ds.Node
+		preds, err = p.Nodes(nd.Graph, nd.X, ids)
+		if ids == nil {
+			for v := range nd.Graph.N {
+				ids = append(ids, int32(v))
+			}
+		}
+		for _, v := range ids {
+			if t := ""; int(v) < len(nd.Y) && nd.Y[v] >= 0 {
+				truth = append(truth, strconv.Itoa(int(nd.Y[v])))
+			} else {
+				truth = append(truth, t)
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if err := writePredictions(stdout, *asJSON, ck.ClassNames, ids, truth, preds); err != nil {
+		return err
+	}
+	right, labelled := 0, 0
+	for i, pr := range preds {
+		if truth[i] != "" {
+			labelled++
+			if pr.Label == truth[i] {
+				right++
+			}
+		}
+	}
+	if labelled > 0 {
+		fmt.Fprintf(stderr, "%d %s(s) classified; accuracy %.4f on the %d with a label in the data\n",
+			len(preds), map[data.Task]string{data.NodeTask: "node", data.GraphTask: "graph"}[ds.Task], float64(right)/float64(labelled), labelled)
+	}
+	return nil
+}
+
+// parseNodes parses --nodes (nil: all nodes).
+func parseNodes(s string) ([]int32, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var ids []int32
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
+		if err != nil || v < 0 {
+			return nil, usagef("--nodes: %q is not a node id", f)
+		}
+		ids = append(ids, int32(v))
+	}
+	return ids, nil
+}
+
+// writePredictions prints one CSV row or JSON object per prediction.
+func writePredictions(w io.Writer, asJSON bool, classes []string, ids []int32, truth []string, preds []predict.Prediction) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		for i, pr := range preds {
+			rec := struct {
+				ID int32 `json:"id"`
+				predict.Prediction
+				Truth string `json:"data_label,omitempty"`
+			}{ids[i], pr, truth[i]}
+			if err := enc.Encode(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cw := csv.NewWriter(w)
+	header := []string{"id", "class", "label", "data_label"}
+	for _, c := range classes {
+		header = append(header, "p_"+c)
+	}
+	cw.Write(header)
+	for i, pr := range preds {
+		row := []string{strconv.Itoa(int(ids[i])), strconv.Itoa(pr.Class), pr.Label, truth[i]}
+		for _, q := range pr.Probs {
+			row = append(row, strconv.FormatFloat(q, 'g', 6, 64))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
+}
