@@ -4,6 +4,7 @@
 //	prcaps train      train a model with a paper protocol (default: PR-CapsNet on embedded Cora)
 //	prcaps bench      regenerate the paper's tables side by side with baselines
 //	prcaps predict    classify nodes or graphs with a model saved by train --save
+//	prcaps serve      serve a saved model over HTTP
 //	prcaps datasets   list, verify and download datasets
 //
 // Run `prcaps <command> -h` for the flags of a command.
@@ -31,6 +32,7 @@ func commands() []command {
 		{"train", "train a model with a paper protocol (default: PR-CapsNet on embedded Cora)", runTrain},
 		{"bench", "regenerate the paper's tables side by side with baselines", runBench},
 		{"predict", "classify nodes or graphs with a model saved by train --save", runPredict},
+		{"serve", "serve a saved model over HTTP (POST /predict, GET /model, GET /healthz)", runServe},
 		{"datasets", "list, verify and download the benchmark datasets", runDatasets},
 	}
 }
