@@ -27,8 +27,8 @@ func init() {
 // first layer only and raw features, so start from DefaultGCNConfig for
 // the paper's setting.
 type GCNConfig struct {
-	Hidden  int     `opt:"hidden" help:"hidden width (default 64)"`
-	Dropout float64 `opt:"dropout" help:"dropout probability on the input features and the hidden layer (default 0.5)"`
+	Hidden  int     `opt:"hidden" help:"hidden width, 1 to 65536 (default 64)"`
+	Dropout float64 `opt:"dropout" help:"dropout probability on the input features and the hidden layer, in [0, 1) (default 0.5)"`
 	// DecayAll applies weight decay to both layers; by default only the
 	// first layer is decayed, as in Kipf & Welling and PyG's example.
 	DecayAll bool `opt:"decay-all" help:"gcn: weight decay on both layers, not only the first"`
@@ -53,8 +53,8 @@ func (c GCNConfig) withDefaults() GCNConfig {
 // Validate reports an invalid field.
 func (c GCNConfig) Validate() error {
 	c = c.withDefaults()
-	if c.Hidden < 1 {
-		return fmt.Errorf("hidden width %d must be positive", c.Hidden)
+	if c.Hidden < 1 || c.Hidden > MaxWidth {
+		return fmt.Errorf("hidden width %d must be in [1, %d]", c.Hidden, MaxWidth)
 	}
 	if !(c.Dropout >= 0 && c.Dropout < 1) {
 		return fmt.Errorf("dropout %v must be in [0, 1)", c.Dropout)

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
@@ -27,25 +26,25 @@ import (
 // network without dropout. DefaultPRCapsConfig is the node network's
 // default with its dropout, DefaultPRCapsGraphConfig the graph network's.
 type PRCapsConfig struct {
-	Hidden int  `opt:"hidden" help:"hidden width of the GCN stem (default 64)"`
+	Hidden int  `opt:"hidden" help:"hidden width of the GCN stem, 1 to 65536 (default 64)"`
 	Stem   Stem `opt:"stem" help:"prcapsnet: the stem's aggregation: gcn (D^-1/2 (A+I) D^-1/2) or sum (A+I, GIN-0's, keeps neighbour counts)"`
 	// S and T give the capsule manifold Q_{s,t}: s space-like and t+1
 	// time-like dimensions, D = s+t+1 (default 9, 9 when both are zero).
-	S int `opt:"s" help:"prcapsnet: space-like capsule dimensions s (default 9)"`
-	T int `opt:"t" help:"prcapsnet: time-like capsule dimensions t, the time block has t+1 (default 9)"`
+	S int `opt:"s" help:"prcapsnet: space-like capsule dimensions s, 0 to 512 (default 9)"`
+	T int `opt:"t" help:"prcapsnet: time-like capsule dimensions t, 1 to 512; the time block has t+1 (default 9)"`
 	// Layers is the number of node-level routing layers L (default 1, as
 	// in the authors' code; the paper's text says 3).
-	Layers int `opt:"layers" help:"prcapsnet: routing layers L (default 1, the authors' code; the paper's text says 3)"`
+	Layers int `opt:"layers" help:"prcapsnet: routing layers L, 1 to 16 (default 1, the authors' code; the paper's text says 3)"`
 
 	Routing    Routing    `opt:"routing" help:"prcapsnet: acr, pcr, euclidean (Caps only) or none (PR only)"`
 	Classifier Classifier `opt:"classifier" help:"prcapsnet: prcc or linear"`
 	// ClassifierScale is PRCC's initial logit scale softplus(τ₀); τ =
 	// softplus(τ₀)·√|β| is learned from there (default 10; the paper gives
 	// no initial τ).
-	ClassifierScale float64 `opt:"prcc-scale" help:"prcapsnet: PRCC's initial logit scale softplus(τ₀) (default 10)"`
+	ClassifierScale float64 `opt:"prcc-scale" help:"prcapsnet: PRCC's initial logit scale softplus(τ₀), in (0, 1e6] (default 10)"`
 
-	K          int                 `opt:"k" help:"prcapsnet: perspectives K of adaptive curvature routing (default 4)"`
-	Iters      int                 `opt:"iters" help:"prcapsnet: routing iterations T (default 3)"`
+	K          int                 `opt:"k" help:"prcapsnet: perspectives K of adaptive curvature routing, 1 to 64 (default 4)"`
+	Iters      int                 `opt:"iters" help:"prcapsnet: routing iterations T, 1 to 64 (default 3)"`
 	Activation manifold.Activation `opt:"activation" help:"prcapsnet: tangent activation squash, tanh, relu or identity"`
 	// Coupling is the normalisation set of the coupling coefficients: the
 	// children of each parent (default) or the parents of each child.
@@ -59,15 +58,26 @@ type PRCapsConfig struct {
 	FixedCurvature bool `opt:"fixed-curvature" help:"prcapsnet: freeze the manifold and perspective curvatures"`
 
 	// Dropout is the dropout probability on the stem's hidden layer.
-	Dropout float64 `opt:"dropout" help:"dropout probability of the hidden layer, and of GCN's input features (default 0.5)"`
+	Dropout float64 `opt:"dropout" help:"dropout probability of the hidden layer, and of GCN's input features, in [0, 1) (default 0.5)"`
 	// InputDropout is the dropout probability on the input node features
 	// (0.5 in the node network's default, 0 in the graph network's, whose
 	// inputs are one-hot node labels).
-	InputDropout float64 `opt:"input-dropout" help:"prcapsnet: dropout probability of the input node features (default 0.5 node, 0 graph)"`
+	InputDropout float64 `opt:"input-dropout" help:"prcapsnet: dropout probability of the input node features, in [0, 1) (default 0.5 node, 0 graph)"`
 	// NormalizeFeatures divides each node's input features by their sum
 	// (GCN's usual preprocessing).
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum (default: on for gcn, off for prcapsnet)"`
 }
+
+// The ranges of the configuration's sizes: far beyond the paper's (hidden
+// 64, s = t = 9, one to three layers, T = 3), and small enough that a
+// mistyped value is refused instead of exhausting the memory or running
+// for days.
+const (
+	MaxWidth         = 1 << 16 // hidden widths
+	MaxCapsuleDims   = 512     // s and t each
+	MaxRoutingLayers = 16
+	MaxRoutingIters  = 64
+)
 
 // DefaultPRCapsConfig is the node network of the authors' code (DESIGN
 // §5): hidden 64, s = t = 9, one ACR layer with K = 4 and T = 3, squash,
@@ -120,18 +130,18 @@ func (c PRCapsConfig) Dims() manifold.Dims {
 func (c PRCapsConfig) Validate() error {
 	c = c.withDefaults()
 	switch {
-	case c.Hidden < 1:
-		return fmt.Errorf("hidden width %d must be positive", c.Hidden)
-	case c.S < 0 || c.T < 1:
-		return fmt.Errorf("capsule dimensions s = %d, t = %d: need s ≥ 0 and t ≥ 1", c.S, c.T)
-	case c.Layers < 1:
-		return fmt.Errorf("%d routing layers: need at least one", c.Layers)
-	case c.K < 1:
-		return fmt.Errorf("%d perspectives: need at least one", c.K)
-	case c.Iters < 1:
-		return fmt.Errorf("%d routing iterations: need at least one", c.Iters)
-	case !(c.ClassifierScale > 0) || math.IsInf(c.ClassifierScale, 0):
-		return fmt.Errorf("classifier scale %v must be positive and finite", c.ClassifierScale)
+	case c.Hidden < 1 || c.Hidden > MaxWidth:
+		return fmt.Errorf("hidden width %d must be in [1, %d]", c.Hidden, MaxWidth)
+	case c.S < 0 || c.T < 1 || c.S > MaxCapsuleDims || c.T > MaxCapsuleDims:
+		return fmt.Errorf("capsule dimensions s = %d, t = %d: need 0 ≤ s ≤ %d and 1 ≤ t ≤ %d", c.S, c.T, MaxCapsuleDims, MaxCapsuleDims)
+	case c.Layers < 1 || c.Layers > MaxRoutingLayers:
+		return fmt.Errorf("%d routing layers: need 1 to %d", c.Layers, MaxRoutingLayers)
+	case c.K < 1 || c.K > 64:
+		return fmt.Errorf("%d perspectives: need 1 to 64", c.K)
+	case c.Iters < 1 || c.Iters > MaxRoutingIters:
+		return fmt.Errorf("%d routing iterations: need 1 to %d", c.Iters, MaxRoutingIters)
+	case !(c.ClassifierScale > 0) || c.ClassifierScale > 1e6:
+		return fmt.Errorf("classifier scale %v must be in (0, 1e6]", c.ClassifierScale)
 	case !(c.Dropout >= 0 && c.Dropout < 1):
 		return fmt.Errorf("dropout %v must be in [0, 1)", c.Dropout)
 	case !(c.InputDropout >= 0 && c.InputDropout < 1):

@@ -19,12 +19,12 @@ import (
 // useful; start from DefaultConfig or Recipe. The opt and help tags name
 // the fields for command lines (package option reads them).
 type Config struct {
-	Epochs      int     `opt:"epochs" help:"training epochs (default: the model's recipe, 200 node, 100 graph)"`
-	LR          float64 `opt:"lr" help:"learning rate (default: the model's recipe: 0.005 prcapsnet, 0.01 gcn)"`
+	Epochs      int     `opt:"epochs" help:"training epochs, 1 to 1e6 (default: the model's recipe, 200 node, 100 graph)"`
+	LR          float64 `opt:"lr" help:"learning rate, positive and finite (default: the model's recipe: 0.005 prcapsnet, 0.01 gcn)"`
 	WeightDecay float64 `opt:"wd" help:"weight decay: coupled L2 for adam and radam, decoupled for adamw (default: the model's recipe: 5e-4 node, 1e-4 graph prcapsnet)"`
 	Optimizer   string  `opt:"optimizer" help:"adam, adamw or radam (RiemannianAdam) (default: the model's recipe)"`
 	Clip        float64 `opt:"clip" help:"clip the global gradient norm to this value, 0: off (default: the model's recipe, 1 for prcapsnet)"`
-	Patience    int     `opt:"patience" help:"stop a run after this many epochs without a better validation accuracy (default 0: never)"`
+	Patience    int     `opt:"patience" help:"stop a run after this many epochs without a better validation accuracy, ≥ 0 (default 0: never)"`
 	// LRSchedule is the learning rate per epoch: "" or ScheduleConstant,
 	// ScheduleCosine, ScheduleStep.
 	LRSchedule string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting) (default: the model's recipe, step for the graph network, constant otherwise)"`
@@ -34,8 +34,8 @@ type Config struct {
 func (c Config) Validate() error {
 	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) || x < 0 }
 	switch {
-	case c.Epochs < 1:
-		return fmt.Errorf("epochs %d: need at least one", c.Epochs)
+	case c.Epochs < 1 || c.Epochs > 1_000_000:
+		return fmt.Errorf("epochs %d: need 1 to 1,000,000", c.Epochs)
 	case bad(c.LR) || c.LR == 0:
 		return fmt.Errorf("learning rate %v must be positive and finite", c.LR)
 	case bad(c.WeightDecay):

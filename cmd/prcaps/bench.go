@@ -136,8 +136,14 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
-	suiteSet := false
-	fs.Visit(func(fl *flag.Flag) { suiteSet = suiteSet || fl.Name == "suite" || fl.Name == "speed" })
+	suiteSet, dataSet := false, false
+	fs.Visit(func(fl *flag.Flag) {
+		suiteSet = suiteSet || fl.Name == "suite" || fl.Name == "speed"
+		dataSet = dataSet || fl.Name == "data"
+	})
+	if err := checkRoot(o.Root, dataSet); err != nil {
+		return f, err
+	}
 	switch {
 	case f.speed:
 		f.suite = "speed"

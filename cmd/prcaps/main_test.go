@@ -26,7 +26,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"train", "-h"}, 0, "-seeds"},
 		{[]string{"train", "--split", "weird"}, 2, "--split must be random or public"},
-		{[]string{"train", "--seeds", "0"}, 2, "--seeds must be at least 1"},
+		{[]string{"train", "--seeds", "0"}, 2, "--seeds 0: must be in [1, "},
 		{[]string{"train", "--model", "nope", "--epochs", "1"}, 2, `unknown node-classification model "nope"`},
 		{[]string{"train", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"train", "--dataset", "citeseer", "--data", ""}, 1, "pass --data DIR"},

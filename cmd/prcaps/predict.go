@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -30,6 +31,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	if *ckPath == "" {
 		return usagef("--model FILE is required")
+	}
+	dataSet := false
+	fs.Visit(func(fl *flag.Flag) { dataSet = dataSet || fl.Name == "data" })
+	if err := checkRoot(*root, dataSet); err != nil {
+		return err
 	}
 	p, err := predict.Load(*ckPath)
 	if err != nil {

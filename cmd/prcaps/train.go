@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -137,13 +138,30 @@ func (f *trainFlags) check(ds *data.Dataset) error {
 			return usagef("--%s does not apply to %s classification", name, ds.Task)
 		}
 	}
-	switch {
-	case f.seeds < 1:
-		return usagef("--seeds must be at least 1")
-	case f.split != "random" && f.split != "public":
+	for _, r := range []struct {
+		name    string
+		v, lo   int
+		hi      int
+		meaning string
+	}{
+		{"seeds", f.seeds, 1, 1 << 20, ""},
+		{"first-seed", f.firstSeed, 0, math.MaxInt, ""},
+		{"folds", f.folds, 2, 1 << 20, ""},
+		{"fold-seed", f.foldSeed, 0, math.MaxInt, ""},
+		{"only-folds", f.onlyFolds, 0, f.folds, " (0: all)"},
+		{"batch", f.batch, 1, 1 << 20, ""},
+		{"micro-batch-nodes", f.microNodes, 1, 1 << 30, ""},
+		{"parallel", f.parallel, 1, 1024, ""},
+	} {
+		if r.v < r.lo || r.v > r.hi {
+			if r.hi == math.MaxInt {
+				return usagef("--%s %d: must be at least %d", r.name, r.v, r.lo)
+			}
+			return usagef("--%s %d: must be in [%d, %d]%s", r.name, r.v, r.lo, r.hi, r.meaning)
+		}
+	}
+	if f.split != "random" && f.split != "public" {
 		return usagef("--split must be random or public, not %q", f.split)
-	case f.folds < 2 || f.batch < 1 || f.microNodes < 1:
-		return usagef("--folds must be at least 2, --batch and --micro-batch-nodes at least 1")
 	}
 	return nil
 }
@@ -174,6 +192,9 @@ func (f *trainFlags) loadData() (*data.Dataset, error) {
 	}
 	if f.task == "graph" && !f.set["dataset"] {
 		f.dataset = "mutag"
+	}
+	if err := checkRoot(f.root, f.set["data"]); err != nil {
+		return nil, err
 	}
 	ds, err := data.Load(f.dataset, data.Options{Root: f.root, NodeAttr: f.nodeAttr})
 	if err != nil {
@@ -282,4 +303,20 @@ func startCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		out.Close()
 	}, nil
+}
+
+// checkRoot refuses a data directory given on the command line (or by
+// $PRCAPS_DATA) that does not exist, instead of falling back to the
+// embedded datasets.
+func checkRoot(root string, given bool) error {
+	if root == "" {
+		return nil
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		if given {
+			return usagef("--data %s: no such directory", root)
+		}
+		return usagef("%s=%s: no such directory (unset it or pass --data DIR)", data.EnvVar, root)
+	}
+	return nil
 }

@@ -52,8 +52,8 @@ func TestTrainGraphUsage(t *testing.T) {
 	}{
 		{[]string{"train", "--task", "node", "--dataset", "mutag", "--data", ""}, 2, "a graph-classification dataset"},
 		{[]string{"train", "--task", "graph", "--dataset", "cora", "--data", ""}, 2, "node-classification dataset"},
-		{[]string{"train", "--task", "graph", "--folds", "1"}, 2, "--folds must be at least 2"},
-		{[]string{"train", "--task", "graph", "--micro-batch-nodes", "0"}, 2, "--micro-batch-nodes at least 1"},
+		{[]string{"train", "--task", "graph", "--folds", "1"}, 2, "--folds 1: must be in [2, "},
+		{[]string{"train", "--task", "graph", "--micro-batch-nodes", "0"}, 2, "--micro-batch-nodes 0: must be in [1, "},
 		{[]string{"train", "--task", "graph", "--model", "gcn"}, 2, "unknown graph-classification model"},
 		{[]string{"train", "--task", "graph", "--routing", "euclidean", "--epochs", "1"}, 1, "supports acr and pcr"},
 		{[]string{"train", "--task", "graph", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
