@@ -152,6 +152,7 @@ func (p GraphProtocol) Runs() int {
 // graphTrainer holds one fold's state; its batches and tapes are reused
 // across steps, so a warm step allocates nothing.
 type graphTrainer struct {
+	firstLoss  float64 // the loss of the run's first step
 	m          model.GraphModel
 	ds         *data.GraphDataset
 	split      data.Split
@@ -247,7 +248,7 @@ func (tr *graphTrainer) step(epoch int, idx []int32) (float64, int, error) {
 	if err := tr.opt.Step(); err != nil {
 		return lv, 0, fmt.Errorf("train: epoch %d: %w", epoch, err)
 	}
-	return lv, correct, nil
+	return lv, correct, checkFinite(epoch, tr.params)
 }
 
 // gradients sets the parameters' gradients to those of the mean loss over
@@ -305,6 +306,9 @@ func (tr *graphTrainer) epoch(epoch int) (float64, float64, error) {
 		lv, c, err := tr.step(epoch, tr.order[lo:hi])
 		if err != nil {
 			return 0, 0, err
+		}
+		if epoch == 1 && lo == 0 {
+			tr.firstLoss = lv // before any update: the divergence rule's reference
 		}
 		sum += lv * float64(hi-lo)
 		correct += c
@@ -380,9 +384,13 @@ func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg C
 	start := time.Now()
 	res := Result{Seed: seed, ValAcc: -1}
 	sinceBest := 0
+	div := divergence{off: cfg.AllowDivergence}
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		tr.opt.SetLR(tr.lr(epoch - 1))
 		lv, trainAcc, err := tr.epoch(epoch)
+		if err == nil {
+			err = div.check(epoch, lv, tr.firstLoss)
+		}
 		if err != nil {
 			return res, err
 		}

@@ -27,7 +27,9 @@ type Config struct {
 	Patience    int     `opt:"patience" help:"stop a run after this many epochs without a better validation accuracy, ≥ 0 (default 0: never)"`
 	// LRSchedule is the learning rate per epoch: "" or ScheduleConstant,
 	// ScheduleCosine, ScheduleStep.
-	LRSchedule string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting) (default: the model's recipe, step for the graph network, constant otherwise)"`
+	// AllowDivergence turns off the divergence rule (see ErrDiverged).
+	AllowDivergence bool   `opt:"allow-divergence" help:"keep training a run whose loss stays over 100 times its initial value for 3 epochs (by default such a run fails as diverged)"`
+	LRSchedule      string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting) (default: the model's recipe, step for the graph network, constant otherwise)"`
 }
 
 // Validate reports an invalid field.
@@ -188,7 +190,7 @@ func (tr *nodeTrainer) step(epoch int) (float64, error) {
 	if err := tr.opt.Step(); err != nil {
 		return lv, fmt.Errorf("train: epoch %d: %w", epoch, err)
 	}
-	return lv, nil
+	return lv, checkFinite(epoch, tr.params)
 }
 
 // evaluate scores every node in evaluation mode and fills e's accuracies;
@@ -221,9 +223,13 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 	res := Result{Seed: seed, ValAcc: -1}
 	sinceBest := 0
 	var selected []float32 // the parameters of the selected epoch, for onModel
+	div := divergence{off: cfg.AllowDivergence}
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		tr.opt.SetLR(tr.lr(epoch - 1))
 		lv, err := tr.step(epoch)
+		if err == nil {
+			err = div.check(epoch, lv, lv) // a node epoch is one step
+		}
 		if err != nil {
 			return res, err
 		}
