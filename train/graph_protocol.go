@@ -36,8 +36,9 @@ type GraphJob struct {
 
 // RunGraphProtocols runs the folds of several graph-protocol runs in one
 // pool of up to parallel goroutines, and returns each run's summary and
-// error (that of its lowest failing fold; a failing run does not stop the
-// others). Every fold has its own model, seed and buffers, so the results
+// error. A failing or panicking fold stops neither its run's other folds
+// nor the other runs: a summary is over the folds that finished, lists
+// the failed ones, and the run's error reports them. Every fold has its own model, seed and buffers, so the results
 // are those of RunGraphProtocol on each job alone, whatever parallel is.
 //
 // The pool starts the folds of the costliest runs first (nodes × epochs),
@@ -64,24 +65,25 @@ func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
 	}
 	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(runs[b.job].cost, runs[a.job].cost) })
 	var mu sync.Mutex // serialises the callbacks
-	forEachRun(len(tasks), parallel, func(i int) error {
-		r := runs[tasks[i].job]
-		mu.Lock()
-		failed := r.err() != nil
-		mu.Unlock()
-		if !failed { // a run whose fold failed starts no more folds
-			r.fold(tasks[i].fold, &mu)
-		}
+	errs2 := forEachRun(len(tasks), parallel, func(i int) error {
+		runs[tasks[i].job].fold(tasks[i].fold, &mu)
 		return nil
 	})
+	for i, err := range errs2 { // a panic outside fold's own guard
+		if err != nil {
+			runs[tasks[i].job].errs[tasks[i].fold] = err
+		}
+	}
 	for j, r := range runs {
 		if errs[j] != nil {
 			continue
 		}
-		if errs[j] = r.err(); errs[j] != nil {
-			continue
+		for f, err := range r.errs {
+			if err == nil {
+				sums[j].Results = append(sums[j].Results, r.results[f])
+			}
 		}
-		sums[j].Results = r.results
+		errs[j] = sums[j].failures(r.errs, r.p.FirstSeed)
 		sums[j].Summarise()
 	}
 	return sums, errs
@@ -125,9 +127,15 @@ func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
 	return r, s, nil
 }
 
-// fold trains fold f; mu serialises the callbacks.
+// fold trains fold f; mu serialises the callbacks. A panic inside the fold
+// is its error.
 func (r *graphRun) fold(f int, mu *sync.Mutex) {
 	p, job := r.p, r.job
+	defer func() {
+		if e := recover(); e != nil {
+			r.fail(f, fmt.Errorf("fold %d (seed %d): panic: %v", f, p.FirstSeed+uint64(f), e), mu)
+		}
+	}()
 	seed := p.FirstSeed + uint64(f)
 	m := r.m0
 	if f != 0 {
@@ -167,14 +175,4 @@ func (r *graphRun) fail(f int, err error, mu *sync.Mutex) {
 	mu.Lock()
 	r.errs[f] = err
 	mu.Unlock()
-}
-
-// err is the error of the lowest failing fold.
-func (r *graphRun) err() error {
-	for _, err := range r.errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

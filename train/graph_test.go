@@ -406,6 +406,10 @@ func TestRunGraphProtocolsMatchesAlone(t *testing.T) {
 	if errs[1] == nil || !strings.Contains(errs[1].Error(), "seed 2") {
 		t.Errorf("job 1: error %v, want the failing fold's", errs[1])
 	}
+	// The failing job's other folds finish and are summarised.
+	if f := sums[1].Failed; sums[1].Runs != 2 || len(f) != 1 || f[0].Run != 2 || f[0].Seed != 2 {
+		t.Errorf("job 1: %d folds summarised, failed %+v; want 2 and fold 2", sums[1].Runs, f)
+	}
 	for _, j := range []int{0, 2} {
 		alone, err := RunGraphProtocol(ds, jobs[j].Build, jobs[j].Protocol, jobs[j].Config, nil, nil)
 		if err != nil || errs[j] != nil {

@@ -3,10 +3,14 @@ package train
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
 )
 
 func TestDivergenceRule(t *testing.T) {
@@ -60,5 +64,40 @@ func TestRunNodeStopsDivergence(t *testing.T) {
 	_, err := RunNode(newLinear(ds), ds, split, cfg, 0, nil)
 	if !errors.Is(err, ErrDiverged) && !errors.Is(err, ErrNonFinite) {
 		t.Errorf("lr 1e9: error %v, want a divergence", err)
+	}
+}
+
+// panicky panics in its forward pass.
+type panicky struct{ *linearModel }
+
+func (m panicky) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	panic("boom")
+}
+
+// A run that panics or fails is that run's error: the other runs finish,
+// the summary is over them and lists the failed ones, and the protocol
+// returns an error naming them.
+func TestRunNodeProtocolRunBoundary(t *testing.T) {
+	ds := blobs(200)
+	for _, parallel := range []int{1, 2} {
+		build := func(seed uint64) (model.NodeModel, error) {
+			switch seed {
+			case 1:
+				return panicky{newLinear(ds)}, nil
+			case 3:
+				return nil, errors.New("no model")
+			}
+			return newLinear(ds), nil
+		}
+		var finished []int
+		s, err := RunNodeProtocol(ds, build, NodeProtocol{Seeds: 4, Parallel: parallel}, Config{Epochs: 3, LR: 0.05, Optimizer: "adam"},
+			nil, func(run int, _ Result) { finished = append(finished, run) })
+		if err == nil || !strings.Contains(err.Error(), "2 of 4 runs failed") || !strings.Contains(err.Error(), "run 1 (seed 1): panic: boom") {
+			t.Errorf("parallel %d: error %v", parallel, err)
+		}
+		slices.Sort(finished)
+		if s.Runs != 2 || len(s.Failed) != 2 || s.Failed[0].Run != 1 || s.Failed[1].Seed != 3 || !slices.Equal(finished, []int{0, 2}) {
+			t.Errorf("parallel %d: %d runs summarised, failed %+v, finished %v", parallel, s.Runs, s.Failed, finished)
+		}
 	}
 }

@@ -1,27 +1,36 @@
 package train
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/prcaps/prcaps/tensor"
 )
 
-// forEachRun calls run(i) for i in [0, n) on up to parallel goroutines
-// (serially when parallel ≤ 1) and returns the error of the lowest failing
-// index. Runs are independent (own seed, own model), so results do not
-// depend on parallel; on 2 cores two runs at once use the machine better
-// than one run's parallel kernels, whose chunks are too short to keep a
-// second core busy. Each goroutine occupies a core (tensor.Occupy), so the
-// runs' kernels use pool workers only for the cores no run holds.
-func forEachRun(n, parallel int, run func(i int) error) error {
+// forEachRun calls run(i) for every i in [0, n) on up to parallel
+// goroutines (serially when parallel ≤ 1) and returns each run's error. A
+// failing or panicking run does not stop the others: the run boundary
+// turns a panic into that run's error. Runs are independent (own seed, own
+// model), so results do not depend on parallel; on 2 cores two runs at
+// once use the machine better than one run's parallel kernels, whose
+// chunks are too short to keep a second core busy. Each goroutine occupies
+// a core (tensor.Occupy), so the runs' kernels use pool workers only for
+// the cores no run holds.
+func forEachRun(n, parallel int, run func(i int) error) []error {
 	errs := make([]error, n)
+	guarded := func(i int) {
+		defer func() {
+			if p := recover(); p != nil {
+				errs[i] = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		errs[i] = run(i)
+	}
 	if parallel <= 1 {
 		for i := 0; i < n; i++ {
-			if errs[i] = run(i); errs[i] != nil {
-				return errs[i]
-			}
+			guarded(i)
 		}
-		return nil
+		return errs
 	}
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -31,7 +40,7 @@ func forEachRun(n, parallel int, run func(i int) error) error {
 			defer wg.Done()
 			defer tensor.Occupy()()
 			for i := range next {
-				errs[i] = run(i)
+				guarded(i)
 			}
 		}()
 	}
@@ -40,10 +49,5 @@ func forEachRun(n, parallel int, run func(i int) error) error {
 	}
 	close(next)
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return errs
 }

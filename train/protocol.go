@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -62,7 +63,34 @@ type Summary struct {
 	TrainSeconds  float64  `json:"train_seconds"`
 	SecondsPerRun float64  `json:"seconds_per_run"`
 	Epochs        int      `json:"epochs"`
-	Results       []Result `json:"-"`
+	// Failed are the runs that failed (a run's error, a panic inside it, a
+	// divergence); the aggregates above are over the others, and a protocol
+	// with failures also returns an error.
+	Failed  []RunFailure `json:"failed,omitempty"`
+	Results []Result     `json:"-"`
+}
+
+// RunFailure is a failed run of a protocol.
+type RunFailure struct {
+	Run   int    `json:"run"`
+	Seed  uint64 `json:"seed"`
+	Error string `json:"error"`
+}
+
+// failures records the failed runs of errs (seeds first+i) in s and
+// returns their errors joined, or nil.
+func (s *Summary) failures(errs []error, first uint64) error {
+	var failed []error
+	for i, err := range errs {
+		if err != nil {
+			s.Failed = append(s.Failed, RunFailure{Run: i, Seed: first + uint64(i), Error: err.Error()})
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("train: %d of %d runs failed: %w", len(failed), len(errs), errors.Join(failed...))
 }
 
 // Summarise fills the aggregate fields of s from s.Results.
@@ -97,7 +125,10 @@ func CountParams(groups []optim.Group[float32]) int {
 type Builder func(seed uint64) (model.NodeModel, error)
 
 // RunNodeProtocol trains a fresh model per seed under p and summarises the
-// runs. onRun, if non-nil, is called after each run; onEpoch after each epoch.
+// runs. onRun, if non-nil, is called after each run; onEpoch after each
+// epoch. A run that fails or panics does not stop the others: the summary
+// is over the runs that finished, lists the failed ones in Failed, and the
+// error reports them.
 func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Config,
 	onEpoch func(run int, e Epoch), onRun func(run int, r Result)) (Summary, error) {
 	if p.Seeds < 1 {
@@ -113,8 +144,13 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 	}
 	results := make([]Result, p.Seeds)
 	var mu sync.Mutex // serialises the callbacks
-	err := forEachRun(p.Seeds, p.Parallel, func(run int) error {
+	errs := forEachRun(p.Seeds, p.Parallel, func(run int) (err error) {
 		seed := p.FirstSeed + uint64(run)
+		defer func() {
+			if e := recover(); e != nil {
+				err = fmt.Errorf("run %d (seed %d): panic: %v", run, seed, e)
+			}
+		}()
 		var split data.Split
 		if p.Split == "public" {
 			split = *ds.Public
@@ -123,7 +159,7 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 		}
 		m, err := build(seed)
 		if err != nil {
-			return err
+			return fmt.Errorf("run %d (seed %d): %w", run, seed, err)
 		}
 		if run == 0 {
 			s.Params = CountParams(m.Groups())
@@ -148,10 +184,12 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 		}
 		return nil
 	})
-	if err != nil {
-		return s, err
+	for i := range errs {
+		if errs[i] == nil {
+			s.Results = append(s.Results, results[i])
+		}
 	}
-	s.Results = results
+	err := s.failures(errs, p.FirstSeed)
 	s.Summarise()
-	return s, nil
+	return s, err
 }

@@ -249,10 +249,10 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		s, cerr := curves.Close()
 		sel, err = s, errors.Join(err, cerr)
 	}
-	if err != nil {
+	if err != nil && sum.Runs == 0 {
 		return err
 	}
-	if run.Save != "" {
+	if run.Save != "" && err == nil {
 		prog.Line("saved the run of best validation accuracy to %s", run.Save)
 	}
 	curve := ""
@@ -264,14 +264,21 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		if curve != "" { // not a result of the protocol: never in the JSON records
 			fmt.Fprintln(stderr, curve)
 		}
-		return enc.Encode(sum)
+		if jerr := enc.Encode(sum); jerr != nil {
+			return jerr
+		}
+		return err
 	}
-	fmt.Fprintf(stdout, "%s on %s, %s: test accuracy %.2f ± %.2f %% over %d %s(s); %d parameters; %.2f s per %s\n",
-		sum.Model, sum.Dataset, sum.Protocol, 100*sum.MeanAcc, 100*sum.StdAcc, sum.Runs, unit, sum.Params, sum.SecondsPerRun, unit)
+	failed := ""
+	if len(sum.Failed) > 0 {
+		failed = fmt.Sprintf("; %d %s(s) FAILED (see below)", len(sum.Failed), unit)
+	}
+	fmt.Fprintf(stdout, "%s on %s, %s: test accuracy %.2f ± %.2f %% over %d %s(s); %d parameters; %.2f s per %s%s\n",
+		sum.Model, sum.Dataset, sum.Protocol, 100*sum.MeanAcc, 100*sum.StdAcc, sum.Runs, unit, sum.Params, sum.SecondsPerRun, unit, failed)
 	if curve != "" {
 		fmt.Fprintln(stdout, curve)
 	}
-	return nil
+	return err
 }
 
 // apply sets the given option flags in cfg of owner and validates it.
