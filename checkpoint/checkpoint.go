@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/prcaps/prcaps/internal/atomicfile"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
@@ -122,32 +123,7 @@ func (c *Checkpoint) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint %s: %w", path, err)
 	}
-	return WriteFileAtomic(path, b)
-}
-
-// WriteFileAtomic writes b to path through a temporary file in the same
-// directory and a rename.
-func WriteFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, b)
 }
 
 // Load reads the checkpoint at path.

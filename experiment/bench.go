@@ -27,6 +27,9 @@ type Options struct {
 	Parallel  int    // runs (seeds or folds) trained at once (default 1)
 	Repeat    int    // speed suite: timed runs per variant (default 5)
 	Dataset   string // speed suite: the dataset (default cora)
+	// Stop, if non-nil, interrupts the bench when closed: the cells in
+	// training fail as interrupted and the bench stops after its table.
+	Stop <-chan struct{}
 }
 
 func (o Options) withDefaults() Options {
@@ -330,6 +333,11 @@ func (b *Bench) RunTables(tables []Table) error {
 		if err := b.emit(tab); err != nil {
 			return err
 		}
+		select {
+		case <-b.opt.Stop:
+			return fmt.Errorf("interrupted after table %s: %w", t.Name, train.ErrInterrupted)
+		default:
+		}
 	}
 	return nil
 }
@@ -430,7 +438,7 @@ func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config,
 	if t.Graph { // runTable runs every graph cell ahead, in runGraphTableCells
 		return train.Summary{}, fmt.Errorf("bench: %s/%s on %s was not run with its table's graph cells", t.Name, v.Label, ds.Name)
 	}
-	proto := train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel}
+	proto := train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop}
 	b.progress.Line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
 	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)
 	run := Run{Model: v.Model, Config: mc, Train: tc, Dataset: ds, Node: proto, Progress: b.progress, Label: label}

@@ -14,7 +14,7 @@ import (
 // graphProtocol is the graph protocol of the bench's graph tables (DESIGN
 // §6): stratified --folds-fold CV, fold seed 0, --first-seed for fold 0.
 func (b *Bench) graphProtocol() train.GraphProtocol {
-	return train.GraphProtocol{Folds: b.opt.Folds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel}
+	return train.GraphProtocol{Folds: b.opt.Folds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop}
 }
 
 // runGraphTableCells runs, in one pool of --parallel folds

@@ -3,8 +3,9 @@ package experiment
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"slices"
+
+	"github.com/prcaps/prcaps/internal/atomicfile"
 
 	"github.com/prcaps/prcaps/train"
 )
@@ -15,12 +16,14 @@ import (
 // the protocol calls one at a time. The file is created when the run
 // starts, so that a bad path fails before any training.
 type TestCurves struct {
-	f      *os.File
+	f      *atomicfile.File
 	points map[int][]train.CurvePoint
 }
 
+// NewTestCurves starts the curves file at path, which Close writes whole
+// (an interrupted run leaves an existing file as it was).
 func NewTestCurves(path string) (*TestCurves, error) {
-	f, err := os.Create(path)
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("test curve: %w", err)
 	}
@@ -31,7 +34,7 @@ func (c *TestCurves) Record(fold int, p train.CurvePoint) {
 	c.points[fold] = append(c.points[fold], p)
 }
 
-// close writes the curves, closes the file and returns the selection of
+// Close writes the curves, commits the file and returns the selection of
 // the epoch with the best mean test accuracy over the folds.
 func (c *TestCurves) Close() (train.CurveSelection, error) {
 	folds := make([]int, 0, len(c.points))
@@ -51,15 +54,17 @@ func (c *TestCurves) Close() (train.CurveSelection, error) {
 		curves = append(curves, curve)
 	}
 	err := w.Flush()
-	if cerr := c.f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = c.f.Commit()
+	} else {
+		c.f.Abort()
 	}
 	if err != nil {
 		return train.CurveSelection{}, fmt.Errorf("test curve: %w", err)
 	}
 	sel, err := train.SelectOnCurves(curves)
 	if err != nil {
-		return sel, fmt.Errorf("test curve %s: %w", c.f.Name(), err)
+		return sel, fmt.Errorf("test curve %s: %w", c.f.Path, err)
 	}
 	return sel, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/prcaps/prcaps/internal/atomicfile"
+
 	"github.com/prcaps/prcaps/train"
 )
 
@@ -18,17 +20,19 @@ import (
 // at a time.
 type ValLogits struct {
 	dir, dataset string
-	files        map[int]*os.File
+	files        map[int]*atomicfile.File
 	bufs         map[int]*bufio.Writer
 	err          error // the first write error
 	line         []byte
 }
 
+// NewValLogits makes dir for the files, which Close writes whole (an
+// interrupted run leaves existing files as they were).
 func NewValLogits(dir, dataset string) (*ValLogits, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("val logits: %w", err)
 	}
-	return &ValLogits{dir: dir, dataset: dataset, files: map[int]*os.File{}, bufs: map[int]*bufio.Writer{}}, nil
+	return &ValLogits{dir: dir, dataset: dataset, files: map[int]*atomicfile.File{}, bufs: map[int]*bufio.Writer{}}, nil
 }
 
 func (l *ValLogits) Record(fold int, v train.ValScores) {
@@ -37,7 +41,7 @@ func (l *ValLogits) Record(fold int, v train.ValScores) {
 	}
 	w, ok := l.bufs[fold]
 	if !ok {
-		f, err := os.Create(filepath.Join(l.dir, fmt.Sprintf("%s-fold%02d.tsv", l.dataset, fold)))
+		f, err := atomicfile.Create(filepath.Join(l.dir, fmt.Sprintf("%s-fold%02d.tsv", l.dataset, fold)))
 		if err != nil {
 			l.err = fmt.Errorf("val logits: %w", err)
 			return
@@ -57,19 +61,24 @@ func (l *ValLogits) Record(fold int, v train.ValScores) {
 		}
 		l.line = append(b, '\n')
 		if _, err := w.Write(l.line); err != nil {
-			l.err = fmt.Errorf("val logits %s: %w", l.files[fold].Name(), err)
+			l.err = fmt.Errorf("val logits %s: %w", l.files[fold].Path, err)
 			return
 		}
 	}
 }
 
-// close flushes and closes the files and returns the first error.
+// Close flushes and commits the files, or, after a write error, discards
+// them all; it returns the first error.
 func (l *ValLogits) Close() error {
 	for fold, w := range l.bufs {
 		if err := w.Flush(); err != nil && l.err == nil {
-			l.err = fmt.Errorf("val logits %s: %w", l.files[fold].Name(), err)
+			l.err = fmt.Errorf("val logits %s: %w", l.files[fold].Path, err)
 		}
-		if err := l.files[fold].Close(); err != nil && l.err == nil {
+	}
+	for _, f := range l.files {
+		if l.err != nil {
+			f.Abort()
+		} else if err := f.Commit(); err != nil {
 			l.err = fmt.Errorf("val logits: %w", err)
 		}
 	}

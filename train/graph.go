@@ -75,6 +75,10 @@ type GraphProtocol struct {
 	// holding the parameters of its selected epoch (to save it, e.g.); it
 	// must not keep m past the call. Called like OnValidation.
 	OnModel func(fold int, r Result, m model.Model)
+	// Stop, if non-nil, interrupts the protocol when closed: the folds in
+	// training stop at their next epoch and the others do not start, each
+	// failing with ErrInterrupted; the finished folds are summarised.
+	Stop <-chan struct{}
 	// OnTestCurve, if non-nil, has the test fold scored after every epoch
 	// and gets each epoch's validation and test accuracy. It is a
 	// diagnostic for comparing with papers that report the epoch of best
@@ -92,6 +96,7 @@ type CurvePoint struct {
 
 // graphHooks are the optional per-epoch callbacks of one graph run.
 type graphHooks struct {
+	stop     <-chan struct{}
 	onModel  func(Result)
 	progress func(Epoch)
 	onVal    func(ValScores)
@@ -386,6 +391,9 @@ func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg C
 	sinceBest := 0
 	div := divergence{off: cfg.AllowDivergence}
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		if stopped(hooks.stop) {
+			return res, fmt.Errorf("train: at epoch %d: %w", epoch, ErrInterrupted)
+		}
 		tr.opt.SetLR(tr.lr(epoch - 1))
 		lv, trainAcc, err := tr.epoch(epoch)
 		if err == nil {

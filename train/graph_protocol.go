@@ -137,15 +137,19 @@ func (r *graphRun) fold(f int, mu *sync.Mutex) {
 		}
 	}()
 	seed := p.FirstSeed + uint64(f)
+	if stopped(p.Stop) {
+		r.fail(f, fmt.Errorf("fold %d (seed %d): %w before it started", f, seed, ErrInterrupted), mu)
+		return
+	}
 	m := r.m0
 	if f != 0 {
 		var err error
 		if m, err = job.Build(seed); err != nil {
-			r.fail(f, err, mu)
+			r.fail(f, fmt.Errorf("fold %d (seed %d): %w", f, seed, err), mu)
 			return
 		}
 	}
-	var hooks graphHooks
+	hooks := graphHooks{stop: p.Stop}
 	if job.OnEpoch != nil {
 		hooks.progress = func(e Epoch) { mu.Lock(); job.OnEpoch(f, e); mu.Unlock() }
 	}

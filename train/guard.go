@@ -1,6 +1,7 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -21,7 +22,7 @@ const (
 
 // ErrDiverged is wrapped by the error of a run stopped by the divergence
 // rule.
-var ErrDiverged = fmt.Errorf("diverged")
+var ErrDiverged = errors.New("diverged")
 
 // divergence applies the rule to a run's epoch losses.
 type divergence struct {
@@ -62,4 +63,18 @@ func checkFinite(epoch int, params []*autodiff.Var[float32]) error {
 		}
 	}
 	return nil
+}
+
+// ErrInterrupted is wrapped by the error of a run stopped by its
+// protocol's Stop channel (prcaps: SIGINT or SIGTERM).
+var ErrInterrupted = errors.New("interrupted")
+
+// stopped reports whether stop is closed.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }

@@ -101,3 +101,28 @@ func TestRunNodeProtocolRunBoundary(t *testing.T) {
 		}
 	}
 }
+
+// A closed Stop ends the runs in training at their next epoch and starts
+// no others; what finished before is summarised.
+func TestStop(t *testing.T) {
+	ds := blobs(200)
+	stop := make(chan struct{})
+	build := func(uint64) (model.NodeModel, error) { return newLinear(ds), nil }
+	s, err := RunNodeProtocol(ds, build, NodeProtocol{Seeds: 3, Stop: stop}, Config{Epochs: 5, LR: 0.05, Optimizer: "adam"},
+		func(run int, e Epoch) {
+			if run == 1 && e.Epoch == 2 {
+				close(stop)
+			}
+		}, nil)
+	if !errors.Is(err, ErrInterrupted) || s.Runs != 1 || len(s.Failed) != 2 || !strings.Contains(s.Failed[1].Error, "before it started") {
+		t.Errorf("node: %v; %d runs, failed %+v", err, s.Runs, s.Failed)
+	}
+	gds, _ := mutagFold(t)
+	closed := make(chan struct{})
+	close(closed)
+	gs, err := RunGraphProtocol(gds, func(uint64) (model.GraphModel, error) { return newPoolNet(gds.NumFeatures, gds.NumClasses), nil },
+		GraphProtocol{OnlyFolds: 2, Stop: closed}, Config{Epochs: 2, LR: 0.05, Optimizer: "adam"}, nil, nil)
+	if !errors.Is(err, ErrInterrupted) || gs.Runs != 0 || len(gs.Failed) != 2 {
+		t.Errorf("graph: %v; %d runs, failed %+v", err, gs.Runs, gs.Failed)
+	}
+}

@@ -209,12 +209,13 @@ func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
 // evaluating every epoch, and returns the accuracies at the epoch of best
 // validation accuracy. progress, if non-nil, is called after every epoch.
 func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch)) (Result, error) {
-	return runNode(m, ds, split, cfg, seed, progress, nil)
+	return runNode(m, ds, split, cfg, seed, progress, nil, nil)
 }
 
 // runNode is RunNode; onModel, if non-nil, is called at the end with m
-// holding the parameters of the selected epoch (they are put back after).
-func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch), onModel func(Result)) (Result, error) {
+// holding the parameters of the selected epoch (they are put back after),
+// and a closed stop ends the run at the next epoch with ErrInterrupted.
+func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (Result, error) {
 	tr, err := newNodeTrainer(m, ds, split, cfg, seed)
 	if err != nil {
 		return Result{}, err
@@ -225,6 +226,9 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 	var selected []float32 // the parameters of the selected epoch, for onModel
 	div := divergence{off: cfg.AllowDivergence}
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		if stopped(stop) {
+			return res, fmt.Errorf("train: at epoch %d: %w", epoch, ErrInterrupted)
+		}
 		tr.opt.SetLR(tr.lr(epoch - 1))
 		lv, err := tr.step(epoch)
 		if err == nil {

@@ -29,6 +29,10 @@ type NodeProtocol struct {
 	// must not keep m past the call. With Parallel > 1 it is called from
 	// several goroutines, one at a time.
 	OnModel func(run int, r Result, m model.Model)
+	// Stop, if non-nil, interrupts the protocol when closed: the runs in
+	// training stop at their next epoch and the others do not start, each
+	// failing with ErrInterrupted; the finished runs are summarised.
+	Stop <-chan struct{}
 }
 
 func (p NodeProtocol) withDefaults() NodeProtocol {
@@ -51,18 +55,18 @@ func (p NodeProtocol) Name() string {
 // count and wall time, as the paper's tables report them. Its JSON form is
 // the CLI's output contract (DESIGN §8).
 type Summary struct {
-	Dataset       string   `json:"dataset"`
-	Task          string   `json:"task"`
-	Model         string   `json:"model"`
-	Protocol      string   `json:"protocol"`
-	Runs          int      `json:"runs"`
-	MeanAcc       float64  `json:"mean_acc"`
-	StdAcc        float64  `json:"std_acc"`
-	MeanValAcc    float64  `json:"mean_val_acc"` // for choosing between configurations without test labels
-	Params        int      `json:"params"`
-	TrainSeconds  float64  `json:"train_seconds"`
-	SecondsPerRun float64  `json:"seconds_per_run"`
-	Epochs        int      `json:"epochs"`
+	Dataset       string  `json:"dataset"`
+	Task          string  `json:"task"`
+	Model         string  `json:"model"`
+	Protocol      string  `json:"protocol"`
+	Runs          int     `json:"runs"`
+	MeanAcc       float64 `json:"mean_acc"`
+	StdAcc        float64 `json:"std_acc"`
+	MeanValAcc    float64 `json:"mean_val_acc"` // for choosing between configurations without test labels
+	Params        int     `json:"params"`
+	TrainSeconds  float64 `json:"train_seconds"`
+	SecondsPerRun float64 `json:"seconds_per_run"`
+	Epochs        int     `json:"epochs"`
 	// Failed are the runs that failed (a run's error, a panic inside it, a
 	// divergence); the aggregates above are over the others, and a protocol
 	// with failures also returns an error.
@@ -157,6 +161,9 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 		} else {
 			split = data.RandomSplit(ds.Y, seed, p.TrainFrac, p.ValFrac)
 		}
+		if stopped(p.Stop) {
+			return fmt.Errorf("run %d (seed %d): %w before it started", run, seed, ErrInterrupted)
+		}
 		m, err := build(seed)
 		if err != nil {
 			return fmt.Errorf("run %d (seed %d): %w", run, seed, err)
@@ -172,7 +179,7 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 		if p.OnModel != nil {
 			onModel = func(r Result) { mu.Lock(); p.OnModel(run, r, m); mu.Unlock() }
 		}
-		r, err := runNode(m, ds, split, cfg, seed, cb, onModel)
+		r, err := runNode(m, ds, split, cfg, seed, cb, onModel, p.Stop)
 		if err != nil {
 			return fmt.Errorf("run %d (seed %d): %w", run, seed, err)
 		}

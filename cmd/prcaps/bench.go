@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/prcaps/prcaps/internal/atomicfile"
+
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/report"
@@ -42,7 +44,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
+		probe, err := atomicfile.Create(filepath.Join(f.out, "probe"))
+		if err != nil {
+			return fmt.Errorf("--out %s: cannot write there: %w", f.out, err)
+		}
+		probe.Abort()
 	}
+	ctx, stop := stopContext() // Ctrl-C: finish with the tables done
+	defer stop()
+	f.opt.Stop = ctx.Done()
 	b, err := experiment.NewBench(f.opt, report.NewProgress(stderr, f.quiet))
 	if err != nil {
 		return usageError{err.Error()}
@@ -64,17 +74,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if errors.Is(err, experiment.ErrSelection) {
 		return usageError{err.Error()}
 	}
-	if err != nil {
-		return err
-	}
-	res := b.Result()
+	res := b.Result() // printed after an interrupt too: the tables done so far
 	if f.asJSON {
-		if err := enc.Encode(struct {
+		if jerr := enc.Encode(struct {
 			Suite string `json:"suite"`
 			experiment.Result
-		}{f.suite, res}); err != nil {
-			return err
+		}{f.suite, res}); jerr != nil {
+			return jerr
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if len(res.Failures) > 0 {
 		return fmt.Errorf("%d failure(s) (the tables say which):\n  %s", len(res.Failures), strings.Join(res.Failures, "\n  "))
@@ -94,10 +104,10 @@ func emitTable(tab *report.Table, f benchFlags, stdout, stderr io.Writer) error 
 		return nil
 	}
 	base := filepath.Join(f.out, tab.Name)
-	if err := os.WriteFile(base+".md", []byte(tab.Markdown()), 0o644); err != nil {
+	if err := atomicfile.WriteFile(base+".md", []byte(tab.Markdown())); err != nil {
 		return err
 	}
-	if err := os.WriteFile(base+".csv", []byte(tab.CSV()), 0o644); err != nil {
+	if err := atomicfile.WriteFile(base+".csv", []byte(tab.CSV())); err != nil {
 		return err
 	}
 	if !f.quiet {

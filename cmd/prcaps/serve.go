@@ -16,10 +16,13 @@ import (
 	"github.com/prcaps/prcaps/serve"
 )
 
-// stopContext is cancelled when the server must stop: on SIGINT or SIGTERM
-// (tests replace it).
+// stopContext is cancelled on the first SIGINT or SIGTERM, after which the
+// signals have their default effect again, so a second one ends the
+// process (tests replace it).
 var stopContext = func() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {

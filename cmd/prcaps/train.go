@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prcaps/prcaps/internal/atomicfile"
+
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/model"
@@ -240,7 +242,13 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 			enc.Encode(experiment.RunRecord{Dataset: ds.Name, Task: ds.Task.String(), Model: run.ModelName(), Protocol: proto, Run: i, Result: r})
 		}
 	}
+	ctx, stop := stopContext() // Ctrl-C: the finished runs are summarised
+	defer stop()
+	run.Node.Stop, run.Graph.Stop = ctx.Done(), ctx.Done()
 	sum, err := run.Do()
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "interrupted: %d %s(s) had finished\n", sum.Runs, unit)
+	}
 	if logits != nil {
 		err = errors.Join(err, logits.Close())
 	}
@@ -296,19 +304,19 @@ func apply(f *option.Flags, cfg model.Config, owner string) error {
 }
 
 // startCPUProfile starts a pprof CPU profile into path and returns the
-// function that stops it and closes the file.
+// function that stops it and puts the file in place (whole, atomically).
 func startCPUProfile(path string) (stop func(), err error) {
-	out, err := os.Create(path)
+	out, err := atomicfile.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
 	if err := pprof.StartCPUProfile(out); err != nil {
-		out.Close()
+		out.Abort()
 		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
 	}
 	return func() {
 		pprof.StopCPUProfile()
-		out.Close()
+		out.Commit()
 	}, nil
 }
 
