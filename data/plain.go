@@ -58,7 +58,7 @@ func LoadPlain(edges, features, labels string) (*NodeDataset, error) {
 			}
 			return plainFile{}, &FileError{File: p, Err: err}
 		}
-		return plainFile{path: p, data: b}, nil
+		return plainFile{path: p, data: trimBOM(b)}, nil
 	}
 	if edges == "" {
 		return nil, errors.New("plain dataset: an edges file is required")

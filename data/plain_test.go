@@ -135,6 +135,11 @@ func TestLoadPlainErrors(t *testing.T) {
 	if _, err := LoadPlain(p["e"], "", filepath.Join(filepath.Dir(p["e"]), "nope")); !errors.Is(err, ErrMissing) {
 		t.Errorf("missing labels file: %v", err)
 	}
+	// A UTF-8 byte-order mark is not part of the first record.
+	bom := plainWrite(t, map[string]string{"e": good["e"], "l": "\ufeff0,3\n1,1\n"})
+	if ds, err := LoadPlain(bom["e"], "", bom["l"]); err != nil || ds.Y[0] != 3 || ds.NumClasses != 4 {
+		t.Errorf("labels with a BOM: %v, %+v", err, ds)
+	}
 	// Without a labels file every node is unlabelled (prediction input).
 	if ds, err := LoadPlain(p["e"], "", ""); err != nil || ds.NumClasses != 0 || slices.ContainsFunc(ds.Y, func(y int32) bool { return y != -1 }) {
 		t.Errorf("no labels file: %v, %d classes, labels %v", err, ds.NumClasses, ds.Y)

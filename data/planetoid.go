@@ -246,7 +246,7 @@ func planetoidTestIndex(b []byte) ([]int32, error) {
 		t := strings.TrimSpace(string(s))
 		v, err := strconv.ParseInt(t, 10, 32)
 		if err != nil || v < 0 {
-			return nil, &FileError{Line: line, Err: fmt.Errorf("%q is not a node id (a non-negative integer)", t)}
+			return nil, &FileError{Line: line, Err: fmt.Errorf("%q is not a node id (a non-negative integer)", tuQuote([]byte(t)))}
 		}
 		if prev, dup := seen[int32(v)]; dup {
 			return nil, &FileError{Line: line, Err: fmt.Errorf("node %d repeats line %d", v, prev)}

@@ -1,5 +1,7 @@
 package data
 
+import "fmt"
+
 // Stats summarises a dataset as `prcaps datasets` prints it. Node-task
 // fields are zero for graph tasks and vice versa.
 type Stats struct {
@@ -53,4 +55,23 @@ func (d *Dataset) Stats() Stats {
 		}
 	}
 	return s
+}
+
+// Warnings lists what is legal in a dataset but probably not meant: a
+// graph without any edge (a graph model then sees isolated nodes only),
+// or a graph dataset none of whose graphs has one. The CLI prints them.
+func (ds *Dataset) Warnings() []string {
+	var w []string
+	switch {
+	case ds.Node != nil && ds.Node.Graph.NumArcs() == 0:
+		w = append(w, fmt.Sprintf("%s has no edges: every node is isolated, so the graph adds nothing to the features", ds.Name))
+	case ds.Graph != nil:
+		for _, s := range ds.Graph.Graphs {
+			if s.Graph.NumArcs() > 0 {
+				return nil
+			}
+		}
+		w = append(w, fmt.Sprintf("none of the %d graphs of %s has an edge (is the _A.txt file empty?)", len(ds.Graph.Graphs), ds.Name))
+	}
+	return w
 }

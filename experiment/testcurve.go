@@ -68,3 +68,6 @@ func (c *TestCurves) Close() (train.CurveSelection, error) {
 	}
 	return sel, nil
 }
+
+// Abort discards the curves: an existing file keeps its content.
+func (c *TestCurves) Abort() { c.f.Abort() }

@@ -84,3 +84,10 @@ func (l *ValLogits) Close() error {
 	}
 	return l.err
 }
+
+// Abort discards every file: existing ones keep their content.
+func (l *ValLogits) Abort() {
+	for _, f := range l.files {
+		f.Abort()
+	}
+}

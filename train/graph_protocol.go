@@ -110,6 +110,9 @@ func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
 		labels[i] = g.Label
 		nodes += g.Graph.N
 	}
+	if err := checkClasses(ds.Name, labels); err != nil {
+		return nil, s, err
+	}
 	splits, err := data.StratifiedKFoldVal(labels, p.Folds, p.ValFrac, p.FoldSeed)
 	if err != nil {
 		return nil, s, fmt.Errorf("train: %s: %w", ds.Name, err)

@@ -142,8 +142,9 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 			}
 		}
 	}
-	if len(split.Train) == 0 || len(split.Val) == 0 {
-		return nil, fmt.Errorf("train: empty training or validation set")
+	if len(split.Train) == 0 || len(split.Val) == 0 || len(split.Test) == 0 {
+		return nil, fmt.Errorf("train: %s: the split has %d training, %d validation and %d test nodes: each needs at least one",
+			ds.Name, len(split.Train), len(split.Val), len(split.Test))
 	}
 	labels, err := NodeLabels(ds.Y, ds.NumClasses)
 	if err != nil {

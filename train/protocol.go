@@ -140,6 +140,9 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 	}
 	p = p.withDefaults()
 	s := Summary{Dataset: ds.Name, Task: "node", Protocol: p.Name(), Epochs: cfg.Epochs}
+	if err := checkClasses(ds.Name, ds.Y); err != nil {
+		return s, err
+	}
 	if p.Split == "public" && ds.Public == nil {
 		return s, fmt.Errorf("train: %s has no public split; use the random split", ds.Name)
 	}
@@ -199,4 +202,19 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 	err := s.failures(errs, p.FirstSeed)
 	s.Summarise()
 	return s, err
+}
+
+// checkClasses refuses labels of fewer than two classes: a classifier
+// would score 100 % by answering the only class.
+func checkClasses(name string, labels []int32) error {
+	seen := map[int32]bool{}
+	for _, y := range labels {
+		if y >= 0 {
+			seen[y] = true
+		}
+	}
+	if len(seen) < 2 {
+		return fmt.Errorf("train: %s has %d class(es) among its labels: classification needs at least two", name, len(seen))
+	}
+	return nil
 }

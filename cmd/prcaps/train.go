@@ -104,6 +104,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := f.check(ds); err != nil {
 		return err
 	}
+	for _, w := range ds.Warnings() {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
 	cfg, err := model.DefaultConfig(ds.Task, f.model)
 	if err != nil {
 		return usageError{err.Error()}
@@ -249,13 +252,23 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "interrupted: %d %s(s) had finished\n", sum.Runs, unit)
 	}
-	if logits != nil {
-		err = errors.Join(err, logits.Close())
-	}
 	var sel train.CurveSelection
-	if curves != nil {
-		s, cerr := curves.Close()
-		sel, err = s, errors.Join(err, cerr)
+	switch {
+	case err != nil: // a failed or interrupted run writes no curves or logits
+		if logits != nil {
+			logits.Abort()
+		}
+		if curves != nil {
+			curves.Abort()
+		}
+	default:
+		if logits != nil {
+			err = logits.Close()
+		}
+		if curves != nil {
+			s, cerr := curves.Close()
+			sel, err = s, errors.Join(err, cerr)
+		}
 	}
 	if err != nil && sum.Runs == 0 {
 		return err

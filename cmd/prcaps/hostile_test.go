@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The hostile-input suite: the command lines that once panicked, hung,
+// reported a diverged run as a success, silently replaced a bad value by
+// a default, lost a result file or trained on degenerate data. Each must
+// now end with the right exit status and a message that says what is
+// wrong, never a panic and never exit 0 with a misleading number.
+
+type hostileCase struct {
+	args []string
+	code int
+	want string // in stdout or stderr
+}
+
+func runHostile(t *testing.T, class string, cases []hostileCase) {
+	t.Helper()
+	for _, tc := range cases {
+		code, out, errOut := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+			t.Errorf("%s: prcaps %s: exit %d, output %.300q; want exit %d and %q", class, strings.Join(tc.args, " "), code, out+errOut, tc.code, tc.want)
+		}
+		if len(out)+len(errOut) > 64<<10 {
+			t.Errorf("%s: prcaps %s: %d bytes of output", class, strings.Join(tc.args, " "), len(out)+len(errOut))
+		}
+	}
+}
+
+func TestHostilePanicsAndSizes(t *testing.T) {
+	runHostile(t, "panics", []hostileCase{
+		{[]string{"train", "--task", "graph", "--data", "", "--lr", "100", "--clip", "0", "--epochs", "10", "--only-folds", "2", "--quiet"}, 1, "non-finite"},
+		{[]string{"train", "--task", "graph", "--data", "", "--lr", "100", "--clip", "0", "--epochs", "10", "--only-folds", "2", "--parallel", "2", "--json", "--quiet"}, 1, "fold 1 (seed 1)"},
+		{[]string{"train", "--data", "", "--s", "100000"}, 2, "need 0 ≤ s ≤ 512"},
+		{[]string{"train", "--data", "", "--hidden", "100000000"}, 2, "hidden width 100000000 must be in [1, 65536]"},
+		{[]string{"train", "--data", "", "--layers", "100000"}, 2, "100000 routing layers: need 1 to 16"},
+		{[]string{"train", "--data", "", "--model", "gcn", "--hidden", "100000000"}, 2, "must be in [1, 65536]"},
+	})
+}
+
+func TestHostileDivergence(t *testing.T) {
+	runHostile(t, "divergence", []hostileCase{
+		{[]string{"train", "--data", "", "--model", "gcn", "--lr", "1e6", "--epochs", "5", "--quiet"}, 1, "diverged"},
+		{[]string{"train", "--dataset", "mutag", "--data", "", "--lr", "1e10", "--clip", "0", "--epochs", "10", "--only-folds", "2", "--quiet"}, 1, "runs failed"},
+		// Some folds fail, the others are summarised and marked.
+		{[]string{"train", "--dataset", "mutag", "--data", "", "--lr", "30", "--clip", "0", "--epochs", "20", "--only-folds", "4", "--parallel", "2", "--quiet"}, 1, "2 fold(s) FAILED"},
+	})
+	// --allow-divergence lets the GCN run finish, with finite values.
+	code, _, errOut := runCLI("train", "--data", "", "--model", "gcn", "--lr", "1e6", "--epochs", "5", "--quiet", "--allow-divergence")
+	if code == 0 == strings.Contains(errOut, "diverged") {
+		t.Errorf("--allow-divergence: exit %d, %q", code, errOut)
+	}
+}
+
+func TestHostileInvalidValues(t *testing.T) {
+	var cases []hostileCase
+	for _, c := range []struct{ flag, value, want string }{
+		{"lr", "NaN", "learning rate NaN"}, {"lr", "-1", "learning rate -1"}, {"wd", "NaN", "weight decay NaN"},
+		{"clip", "NaN", "clip NaN"}, {"clip", "-5", "clip -5"}, {"dropout", "NaN", "dropout NaN"},
+		{"dropout", "-0.5", "dropout -0.5"}, {"hidden", "-5", "hidden width -5"}, {"parallel", "-3", "--parallel -3"},
+		{"epochs", "-1", "epochs -1"}, {"epochs", "0", "epochs 0"}, {"seeds", "0", "--seeds 0"},
+		{"task", "foo", "--task must be node or graph"}, {"data", "/nonexistent/prcaps", "no such directory"},
+		{"k", "x", "not an integer"}, {"routing", "magic", "unknown routing"}, {"lr-schedule", "linear", "unknown learning-rate schedule"},
+	} {
+		cases = append(cases, hostileCase{[]string{"train", "--data", "", "--" + c.flag, c.value}, 2, c.want})
+	}
+	for _, c := range []struct{ value, want string }{{"-1", "--only-folds -1"}, {"50", "--only-folds 50"}} {
+		cases = append(cases, hostileCase{[]string{"train", "--task", "graph", "--data", "", "--only-folds", c.value}, 2, c.want})
+	}
+	cases = append(cases,
+		hostileCase{[]string{"train", "--data", "", "--folds", "5"}, 2, "--folds does not apply to node classification"},
+		hostileCase{[]string{"train", "--data", "", "--model", "gcn", "--k", "3"}, 2, "--k does not apply"},
+		hostileCase{[]string{"bench", "--seeds", "0"}, 2, "--seeds must be at least 1"},
+		hostileCase{[]string{"bench", "--data", "/nonexistent/prcaps"}, 2, "no such directory"},
+	)
+	runHostile(t, "invalid values", cases)
+}
+
+// Result files survive an interrupt: an existing --test-curve file and
+// --val-logits files keep their content when the run is stopped, and
+// bench --out fails before training when it cannot write.
+func TestHostileResultsKept(t *testing.T) {
+	dir := t.TempDir()
+	curve := filepath.Join(dir, "curve.tsv")
+	logits := filepath.Join(dir, "logits")
+	os.MkdirAll(logits, 0o755)
+	old := filepath.Join(logits, "MUTAG-fold00.tsv")
+	os.WriteFile(curve, []byte("old curve\n"), 0o644)
+	os.WriteFile(old, []byte("old logits\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // interrupted at once
+	saved := stopContext
+	stopContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { stopContext = saved }()
+	code, _, errOut := runCLI("train", "--dataset", "mutag", "--data", "", "--epochs", "3", "--only-folds", "2",
+		"--test-curve", curve, "--val-logits", logits, "--quiet")
+	if code != 1 || !strings.Contains(errOut, "interrupted") {
+		t.Errorf("interrupted run: exit %d, %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(curve); string(b) != "old curve\n" {
+		t.Errorf("--test-curve file after the interrupt: %q", b)
+	}
+	if b, _ := os.ReadFile(old); string(b) != "old logits\n" {
+		t.Errorf("--val-logits file after the interrupt: %q", b)
+	}
+	stopContext = saved
+	ro := filepath.Join(dir, "ro")
+	os.MkdirAll(ro, 0o555)
+	if os.Getuid() != 0 { // root writes anywhere
+		code, _, errOut = runCLI("bench", "--data", "", "--models", "gcn", "--tables", "t3", "--dataset", "cora", "--epochs", "1", "--seeds", "1", "--out", ro)
+		if code != 1 || !strings.Contains(errOut, "cannot write there") {
+			t.Errorf("bench --out into a read-only directory: exit %d, %q", code, errOut)
+		}
+	}
+	// Interrupted at once, bench still prints its (empty) JSON summary.
+	stopContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	code, out, _ := runCLI("bench", "--data", "", "--models", "gcn", "--tables", "t3", "--dataset", "cora", "--epochs", "1", "--seeds", "1", "--json", "--quiet")
+	var sum struct {
+		Failed int `json:"failed"`
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 1 || json.Unmarshal([]byte(lines[len(lines)-1]), &sum) != nil || sum.Failed != 1 {
+		t.Errorf("interrupted bench: exit %d, output %q", code, out)
+	}
+}
+
+func TestHostileData(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	edges := write("e.csv", "0,1\n1,2\n2,3\n3,0\n")
+	oneClass := write("one.csv", "0,0\n1,0\n2,0\n3,0\n")
+	three := write("three.csv", "0,0\n1,1\n2,1\n")
+	long := write("long.csv", strings.Repeat("\x00", 1<<20)+",1\n")
+	tu := filepath.Join(dir, "tu", "E")
+	os.MkdirAll(tu, 0o755)
+	os.WriteFile(filepath.Join(tu, "E_A.txt"), nil, 0o644)
+	os.WriteFile(filepath.Join(tu, "E_graph_indicator.txt"), []byte("1\n1\n2\n2\n3\n3\n4\n4\n"), 0o644)
+	os.WriteFile(filepath.Join(tu, "E_graph_labels.txt"), []byte("1\n-1\n1\n-1\n"), 0o644)
+	runHostile(t, "data", []hostileCase{
+		{[]string{"train", "--edges", edges, "--labels", oneClass, "--epochs", "2", "--quiet"}, 1, "1 class(es)"},
+		{[]string{"train", "--edges", edges, "--labels", three, "--epochs", "2", "--quiet"}, 1, "0 test nodes"},
+		{[]string{"train", "--task", "graph", "--dataset", tu, "--epochs", "1", "--folds", "2", "--quiet"}, 1, "none of the 4 graphs of E has an edge"},
+		// A 1 MB line of NUL bytes (taken as a header) is not echoed whole.
+		{[]string{"train", "--edges", edges, "--labels", long, "--epochs", "1", "--quiet"}, 1, "no labels"},
+	})
+}
