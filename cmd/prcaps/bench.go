@@ -168,6 +168,10 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		return f, usagef("--seeds must be at least 1")
 	case o.Repeat < 1:
 		return f, usagef("--repeat must be at least 1")
+	case o.Parallel < 1 || o.Parallel > 1024:
+		return f, usagef("--parallel %d: must be in [1, 1024]", o.Parallel)
+	case o.FirstSeed < 0:
+		return f, usagef("--first-seed %d: must be at least 0", o.FirstSeed)
 	}
 	if err := o.Validate(); err != nil {
 		return f, usagef("--%v", err)
