@@ -60,7 +60,7 @@ type EuclideanRouting[T autodiff.Float] struct {
 // panics unless cfg.Iters ≥ 1 and cfg.Coupling is known.
 func NewEuclideanRouting[T autodiff.Float](name string, d int, cfg EuclideanRoutingConfig, rng *rand.Rand) *EuclideanRouting[T] {
 	if cfg.Iters < 1 || d < 1 || (cfg.Coupling != CouplingOverChildren && cfg.Coupling != CouplingOverParents) {
-		panic(fmt.Sprintf("nn: NewEuclideanRouting: d = %d, %d iterations, %v", d, cfg.Iters, cfg.Coupling))
+		panic(fmt.Sprintf("capsule: NewEuclideanRouting: d = %d, %d iterations, %v", d, cfg.Iters, cfg.Coupling))
 	}
 	r := &EuclideanRouting[T]{
 		W:   autodiff.NewParam[T](name+".weight", d, d),
@@ -84,7 +84,7 @@ func (r *EuclideanRouting[T]) Forward(t *autodiff.Tape[T], u *autodiff.Var[T], l
 func (r *EuclideanRouting[T]) ForwardCouplings(t *autodiff.Tape[T], u *autodiff.Var[T], links *Links) (v, c *autodiff.Var[T]) {
 	d := r.W.Value.Rows
 	if u.Value.Cols != d || u.Value.Rows != links.Children {
-		panic(fmt.Sprintf("nn: EuclideanRouting: u is %d×%d, want %d×%d", u.Value.Rows, u.Value.Cols, links.Children, d))
+		panic(fmt.Sprintf("capsule: EuclideanRouting: u is %d×%d, want %d×%d", u.Value.Rows, u.Value.Cols, links.Children, d))
 	}
 	ix := r.index(links)
 	uh := autodiff.Add(t, autodiff.MatMul(t, u, r.W), r.B) // û_i
@@ -125,7 +125,7 @@ func (r *EuclideanRouting[T]) index(l *Links) *eucIndex {
 	E := l.NumLinks()
 	if x := r.ix; x == nil || x.links != l || len(x.parent) != E || len(x.childPtr) != l.Children+1 {
 		if err := l.Validate(); err != nil {
-			panic(fmt.Sprintf("nn: EuclideanRouting: %v", err))
+			panic(fmt.Sprintf("capsule: EuclideanRouting: %v", err))
 		}
 		r.ix = &eucIndex{
 			parent:    make([]int32, E),

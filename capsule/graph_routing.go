@@ -50,7 +50,7 @@ type GraphRouting[T autodiff.Float] struct {
 // virtual children (Links.Copies), as classic CapsNet and CapsGNN do.
 func NewGraphRouting[T autodiff.Float](name string, cfg RoutingConfig, classes int, rng *rand.Rand) (*GraphRouting[T], error) {
 	if classes < 1 || classes > MaxGraphClasses {
-		return nil, fmt.Errorf("nn: graph routing %s: %d classes, need 1 … %d", name, classes, MaxGraphClasses)
+		return nil, fmt.Errorf("capsule: graph routing %s: %d classes, need 1 … %d", name, classes, MaxGraphClasses)
 	}
 	r, err := NewRouting[T](name, cfg, rng)
 	if err != nil {
@@ -147,7 +147,7 @@ func (g *GraphRouting[T]) ForwardTangent(t *autodiff.Tape[T], a, beta *autodiff.
 // fit together.
 func (g *GraphRouting[T]) check(n, cols, want int, links *Links) {
 	if cols != want || links.Children != g.Classes*n || links.Parents%g.Classes != 0 {
-		panic(fmt.Sprintf("nn: graph routing: capsules are %d×%d and links have %d children, %d parents; want N×%d with C·N children, C = %d",
+		panic(fmt.Sprintf("capsule: graph routing: capsules are %d×%d and links have %d children, %d parents; want N×%d with C·N children, C = %d",
 			n, cols, links.Children, links.Parents, want, g.Classes))
 	}
 }

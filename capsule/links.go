@@ -39,20 +39,20 @@ func (l *Links) NumLinks() int { return len(l.Child) }
 // Validate checks the structure of l.
 func (l *Links) Validate() error {
 	if len(l.Ptr) != l.Parents+1 || l.Ptr[0] != 0 || int(l.Ptr[l.Parents]) != len(l.Child) {
-		return fmt.Errorf("nn: links have %d parents but ptr of length %d ending at %d for %d children entries",
+		return fmt.Errorf("capsule: links have %d parents but ptr of length %d ending at %d for %d children entries",
 			l.Parents, len(l.Ptr), l.Ptr[len(l.Ptr)-1], len(l.Child))
 	}
 	if l.Copies < 0 || l.Copies > 1 && l.Children%l.Copies != 0 {
-		return fmt.Errorf("nn: links have %d children, not %d copies of the same capsules", l.Children, l.Copies)
+		return fmt.Errorf("capsule: links have %d children, not %d copies of the same capsules", l.Children, l.Copies)
 	}
 	for j := 0; j < l.Parents; j++ {
 		if l.Ptr[j+1] < l.Ptr[j] {
-			return fmt.Errorf("nn: links ptr decreases at parent %d", j)
+			return fmt.Errorf("capsule: links ptr decreases at parent %d", j)
 		}
 	}
 	for e, c := range l.Child {
 		if c < 0 || int(c) >= l.Children {
-			return fmt.Errorf("nn: link %d has child %d outside [0, %d)", e, c, l.Children)
+			return fmt.Errorf("capsule: link %d has child %d outside [0, %d)", e, c, l.Children)
 		}
 	}
 	return nil

@@ -42,7 +42,7 @@ type PRCC[T autodiff.Float] struct {
 func NewPRCC[T autodiff.Float](name string, dims manifold.Dims, classes int, rng *rand.Rand) *PRCC[T] {
 	dims.Validate()
 	if classes < 1 {
-		panic(fmt.Sprintf("nn: NewPRCC: %d classes", classes))
+		panic(fmt.Sprintf("capsule: NewPRCC: %d classes", classes))
 	}
 	d := dims.Tangent()
 	c := &PRCC[T]{
@@ -86,7 +86,7 @@ func NewPRCC[T autodiff.Float](name string, dims manifold.Dims, classes int, rng
 // already classified correctly. s must be positive and finite.
 func (c *PRCC[T]) SetScale(s float64) error {
 	if !(s > 0) || math.IsInf(s, 0) {
-		return fmt.Errorf("nn: PRCC scale %v must be positive and finite", s)
+		return fmt.Errorf("capsule: PRCC scale %v must be positive and finite", s)
 	}
 	// softplus⁻¹(s) = log(eˢ − 1) = s + log(1 − e⁻ˢ), stable for large s.
 	c.Tau0.Value.Data[0] = T(s + math.Log(-math.Expm1(-s)))
@@ -179,7 +179,7 @@ func (p *prccPickOp[T]) Backward(out *autodiff.Var[T]) {
 func prccPick[T autodiff.Float](t *autodiff.Tape[T], m *autodiff.Var[T]) *autodiff.Var[T] {
 	C := m.Value.Cols
 	if C == 0 || m.Value.Rows%C != 0 {
-		panic(fmt.Sprintf("nn: per-class logits: %d capsule rows for %d classes", m.Value.Rows, C))
+		panic(fmt.Sprintf("capsule: per-class logits: %d capsule rows for %d classes", m.Value.Rows, C))
 	}
 	out := t.Node(m.Value.Rows/C, C, autodiff.Any(m))
 	for i := range out.Value.Data {

@@ -238,21 +238,21 @@ func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand
 	}
 	switch {
 	case cfg.Dims.S < 0 || cfg.Dims.T < 1 || cfg.Dims.T > maxPredictT:
-		return nil, fmt.Errorf("nn: routing %s: invalid manifold dims s=%d t=%d (need s ≥ 0, 1 ≤ t ≤ %d)", name, cfg.Dims.S, cfg.Dims.T, maxPredictT)
+		return nil, fmt.Errorf("capsule: routing %s: invalid manifold dims s=%d t=%d (need s ≥ 0, 1 ≤ t ≤ %d)", name, cfg.Dims.S, cfg.Dims.T, maxPredictT)
 	case cfg.Kind != ACR && cfg.Kind != PCR:
-		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Kind)
+		return nil, fmt.Errorf("capsule: routing %s: unknown %v", name, cfg.Kind)
 	case cfg.K < 1 || cfg.K > maxGateK:
-		return nil, fmt.Errorf("nn: routing %s: K = %d perspectives, need 1 … %d", name, cfg.K, maxGateK)
+		return nil, fmt.Errorf("capsule: routing %s: K = %d perspectives, need 1 … %d", name, cfg.K, maxGateK)
 	case cfg.Iters < 1:
-		return nil, fmt.Errorf("nn: routing %s: %d iterations, need ≥ 1", name, cfg.Iters)
+		return nil, fmt.Errorf("capsule: routing %s: %d iterations, need ≥ 1", name, cfg.Iters)
 	case cfg.AlignDim < 1:
-		return nil, fmt.Errorf("nn: routing %s: d_align = %d, need ≥ 1", name, cfg.AlignDim)
+		return nil, fmt.Errorf("capsule: routing %s: d_align = %d, need ≥ 1", name, cfg.AlignDim)
 	case cfg.Activation > manifold.ActIdentity:
-		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Activation)
+		return nil, fmt.Errorf("capsule: routing %s: unknown %v", name, cfg.Activation)
 	case cfg.Coupling != CouplingOverChildren && cfg.Coupling != CouplingOverParents:
-		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Coupling)
+		return nil, fmt.Errorf("capsule: routing %s: unknown %v", name, cfg.Coupling)
 	case cfg.Init != InitNearIdentity && cfg.Init != InitTorch:
-		return nil, fmt.Errorf("nn: routing %s: unknown %v", name, cfg.Init)
+		return nil, fmt.Errorf("capsule: routing %s: unknown %v", name, cfg.Init)
 	}
 	K := cfg.K
 	if cfg.Kind == PCR {
@@ -274,7 +274,7 @@ func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand
 	}
 	for k, b := range perspectiveBetas(cfg, K) {
 		if !(b < -manifold.BetaOffset) || math.IsInf(b, 0) {
-			return nil, fmt.Errorf("nn: routing %s: perspective curvature β_%d = %v must be finite and < −%v", name, k, b, manifold.BetaOffset)
+			return nil, fmt.Errorf("capsule: routing %s: perspective curvature β_%d = %v must be finite and < −%v", name, k, b, manifold.BetaOffset)
 		}
 		r.Rho = append(r.Rho, manifold.NewCurvatureParam[T](fmt.Sprintf("%s.rho%d", name, k), b))
 	}
@@ -352,7 +352,7 @@ func (r *Routing[T]) CurvatureParams() []*autodiff.Var[T] {
 func (r *Routing[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
 	dims := r.Cfg.Dims
 	if u.Value.Rows != links.Children || u.Value.Cols != dims.Ambient() {
-		panic(fmt.Sprintf("nn: routing: u is %d×%d, want %d×%d (children × ambient)", u.Value.Rows, u.Value.Cols, links.Children, dims.Ambient()))
+		panic(fmt.Sprintf("capsule: routing: u is %d×%d, want %d×%d (children × ambient)", u.Value.Rows, u.Value.Cols, links.Children, dims.Ambient()))
 	}
 	act := r.forward(t, manifold.LogO(t, u, beta, dims), beta, links)
 	return manifold.ProjQ(t, manifold.ExpO(t, act, beta, dims), beta, dims)
@@ -367,7 +367,7 @@ func (r *Routing[T]) Forward(t *autodiff.Tape[T], u, beta *autodiff.Var[T], link
 func (r *Routing[T]) ForwardTangent(t *autodiff.Tape[T], a, beta *autodiff.Var[T], links *Links) *autodiff.Var[T] {
 	dims := r.Cfg.Dims
 	if a.Value.Rows != links.Children || a.Value.Cols != dims.Tangent() {
-		panic(fmt.Sprintf("nn: routing: a is %d×%d, want %d×%d (children × tangent)", a.Value.Rows, a.Value.Cols, links.Children, dims.Tangent()))
+		panic(fmt.Sprintf("capsule: routing: a is %d×%d, want %d×%d (children × tangent)", a.Value.Rows, a.Value.Cols, links.Children, dims.Tangent()))
 	}
 	return manifold.LogExpO(t, r.forward(t, a, beta, links), beta, dims)
 }

@@ -101,7 +101,7 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 			return
 		}
 		if v.Value.Rows != r || v.Value.Cols != c {
-			panic(fmt.Sprintf("nn: linkGate: %s is %d×%d, want %d×%d", name, v.Value.Rows, v.Value.Cols, r, c))
+			panic(fmt.Sprintf("capsule: linkGate: %s is %d×%d, want %d×%d", name, v.Value.Rows, v.Value.Cols, r, c))
 		}
 		req = req || v.RequiresGrad()
 	}

@@ -6,6 +6,6 @@ package capsule
 // the Go kernels.
 const haveGate4AVX = false
 
-func gate4LogitsAVX(p *gate4Args) { panic("nn: gate4LogitsAVX without AVX2") }
-func gate4NormAVX(p *gate4Args)   { panic("nn: gate4NormAVX without AVX2") }
-func gate4BackAVX(p *gate4Args)   { panic("nn: gate4BackAVX without AVX2") }
+func gate4LogitsAVX(p *gate4Args) { panic("capsule: gate4LogitsAVX without AVX2") }
+func gate4NormAVX(p *gate4Args)   { panic("capsule: gate4NormAVX without AVX2") }
+func gate4BackAVX(p *gate4Args)   { panic("capsule: gate4BackAVX without AVX2") }

@@ -74,7 +74,7 @@ type pairIndex struct {
 // built that way, so a failure is a bug.
 func (pi *pairIndex) setGroups(K int) {
 	if err := pi.groups.Set(pi.cPtr, pi.cSrc, K); err != nil {
-		panic(fmt.Sprintf("nn: routing pair layout: %v", err))
+		panic(fmt.Sprintf("capsule: routing pair layout: %v", err))
 	}
 }
 
@@ -288,7 +288,7 @@ func (c *linkCache) get(l *Links) *linkIndex {
 	if x, ok := c.m[l]; ok {
 		if x.gen != l.gen { // rebuilt in place (Links.Changed): reuse the memory
 			if err := x.build(l); err != nil {
-				panic(fmt.Sprintf("nn: routing: %v", err))
+				panic(fmt.Sprintf("capsule: routing: %v", err))
 			}
 			x.self = identityInto(x.self, l.Children)
 		}
@@ -297,7 +297,7 @@ func (c *linkCache) get(l *Links) *linkIndex {
 	}
 	x, err := newLinkIndex(l)
 	if err != nil {
-		panic(fmt.Sprintf("nn: routing: %v", err))
+		panic(fmt.Sprintf("capsule: routing: %v", err))
 	}
 	x.self = identityIndex(l.Children)
 	if c.m == nil {

@@ -24,7 +24,7 @@ func linkCost(ix *linkIndex, perLink int) int {
 
 func checkRows[T autodiff.Float](op, name string, v *autodiff.Var[T], rows, cols int) {
 	if v.Value.Rows != rows || v.Value.Cols != cols {
-		panic(fmt.Sprintf("nn: %s: %s is %d×%d, want %d×%d", op, name, v.Value.Rows, v.Value.Cols, rows, cols))
+		panic(fmt.Sprintf("capsule: %s: %s is %d×%d, want %d×%d", op, name, v.Value.Rows, v.Value.Cols, rows, cols))
 	}
 }
 

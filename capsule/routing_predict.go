@@ -50,7 +50,7 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 	K := len(beta)
 	d := s + tt
 	if K == 0 || a.Value.Cols != d || len(wsph)%K != 0 || len(weuc) != len(wsph) || len(bias) != len(wsph) {
-		panic(fmt.Sprintf("nn: predict: a is %d×%d for s=%d t=%d, %d/%d/%d/%d weights", a.Value.Rows, a.Value.Cols, s, tt, len(wsph), len(weuc), len(bias), K))
+		panic(fmt.Sprintf("capsule: predict: a is %d×%d for s=%d t=%d, %d/%d/%d/%d weights", a.Value.Rows, a.Value.Cols, s, tt, len(wsph), len(weuc), len(bias), K))
 	}
 	G := len(wsph) / K
 	req := a.RequiresGrad()
@@ -82,7 +82,7 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 	for _, b := range beta {
 		bv := float64(b.Value.Data[0])
 		if !(bv < 0) || math.IsInf(bv, 0) {
-			panic(fmt.Sprintf("nn: predict: curvature β = %v must be finite and negative", bv))
+			panic(fmt.Sprintf("capsule: predict: curvature β = %v must be finite and negative", bv))
 		}
 		p.r = append(p.r, math.Sqrt(-bv))
 	}

@@ -111,6 +111,9 @@ func (r Run) Do() (train.Summary, error) {
 	if r.Dataset == nil {
 		return train.Summary{}, fmt.Errorf("experiment: no dataset")
 	}
+	if err := r.checkMemory(totalMemory()); err != nil {
+		return train.Summary{}, err
+	}
 	var best *bestRun
 	if r.Save != "" {
 		best = &bestRun{}
@@ -198,4 +201,43 @@ type RunRecord struct {
 	Protocol string `json:"protocol"`
 	Run      int    `json:"run"`
 	train.Result
+}
+
+// checkMemory refuses a run whose model's estimate (model.MemoryEstimator)
+// for its largest training step, times the runs trained at once, exceeds
+// 80 % of total bytes of memory (no check when total is 0 or the model has
+// no estimate).
+func (r Run) checkMemory(total int64) error {
+	cfg := r.Config
+	if cfg == nil {
+		var err error
+		if cfg, err = model.DefaultConfig(r.Dataset.Task, r.ModelName()); err != nil {
+			return err
+		}
+	}
+	est, ok := cfg.(model.MemoryEstimator)
+	if total <= 0 || !ok {
+		return nil
+	}
+	var need int64
+	parallel := max(r.Node.Parallel, 1)
+	if r.Dataset.Task == data.GraphTask {
+		g := r.Dataset.Graph
+		nodes, arcs := 0, 0
+		for _, s := range g.Graphs { // a bound: the largest graph, 16 times
+			nodes, arcs = max(nodes, s.Graph.N), max(arcs, s.Graph.NumArcs())
+		}
+		batch := r.batchSize()
+		need = est.EstimateBytes(model.GraphShape(g), batch*nodes, batch*arcs)
+		parallel = max(r.Graph.Parallel, 1)
+	} else {
+		nd := r.Dataset.Node
+		need = est.EstimateBytes(model.NodeShape(nd), nd.Graph.N, nd.Graph.NumArcs())
+	}
+	need *= int64(parallel)
+	if float64(need) > 0.8*float64(total) {
+		return fmt.Errorf("experiment: %s on %s would need about %.1f GiB (%d run(s) at once); this machine has %.1f GiB: use smaller sizes or fewer parallel runs",
+			r.ModelName(), r.Dataset.Name, float64(need)/(1<<30), parallel, float64(total)/(1<<30))
+	}
+	return nil
 }

@@ -69,3 +69,27 @@ type countProgress struct{ lines *int }
 
 func (p countProgress) Line(string, ...any)             { *p.lines++ }
 func (p countProgress) Update(string, int, int, string) {}
+
+// A run whose estimated memory exceeds the machine's is refused before
+// training, with the estimate; the default run on Cora fits a small machine.
+func TestRunMemoryCheck(t *testing.T) {
+	cora := embedded(t, "cora")
+	r := Run{Dataset: cora, Node: train.NodeProtocol{Seeds: 1}}
+	if err := r.checkMemory(1 << 30); err != nil {
+		t.Errorf("default PR-CapsNet on Cora in 1 GiB: %v", err)
+	}
+	cfg := model.DefaultPRCapsConfig()
+	cfg.Hidden = 65536
+	r.Config = &cfg
+	err := r.checkMemory(8 << 30)
+	if err == nil || !strings.Contains(err.Error(), "would need about") || !strings.Contains(err.Error(), "8.0 GiB") {
+		t.Errorf("hidden 65536 on Cora in 8 GiB: %v", err)
+	}
+	if err := r.checkMemory(0); err != nil {
+		t.Errorf("unknown machine size: %v", err)
+	}
+	g := Run{Dataset: embedded(t, "mutag"), Graph: train.GraphProtocol{Parallel: 2}}
+	if err := g.checkMemory(1 << 30); err != nil {
+		t.Errorf("graph network on MUTAG in 1 GiB: %v", err)
+	}
+}

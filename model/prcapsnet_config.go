@@ -31,7 +31,7 @@ type PRCapsConfig struct {
 	// S and T give the capsule manifold Q_{s,t}: s space-like and t+1
 	// time-like dimensions, D = s+t+1 (default 9, 9 when both are zero).
 	S int `opt:"s" help:"prcapsnet: space-like capsule dimensions s, 0 to 512 (default 9)"`
-	T int `opt:"t" help:"prcapsnet: time-like capsule dimensions t, 1 to 512; the time block has t+1 (default 9)"`
+	T int `opt:"t" help:"prcapsnet: time-like capsule dimensions t, 1 to 64; the time block has t+1 (default 9)"`
 	// Layers is the number of node-level routing layers L (default 1, as
 	// in the authors' code; the paper's text says 3).
 	Layers int `opt:"layers" help:"prcapsnet: routing layers L, 1 to 16 (default 1, the authors' code; the paper's text says 3)"`
@@ -74,7 +74,8 @@ type PRCapsConfig struct {
 // for days.
 const (
 	MaxWidth         = 1 << 16 // hidden widths
-	MaxCapsuleDims   = 512     // s and t each
+	MaxSpaceDims     = 512     // s
+	MaxTimeDims      = 64      // t: the routing kernels' limit
 	MaxRoutingLayers = 16
 	MaxRoutingIters  = 64
 )
@@ -132,8 +133,8 @@ func (c PRCapsConfig) Validate() error {
 	switch {
 	case c.Hidden < 1 || c.Hidden > MaxWidth:
 		return fmt.Errorf("hidden width %d must be in [1, %d]", c.Hidden, MaxWidth)
-	case c.S < 0 || c.T < 1 || c.S > MaxCapsuleDims || c.T > MaxCapsuleDims:
-		return fmt.Errorf("capsule dimensions s = %d, t = %d: need 0 ≤ s ≤ %d and 1 ≤ t ≤ %d", c.S, c.T, MaxCapsuleDims, MaxCapsuleDims)
+	case c.S < 0 || c.T < 1 || c.S > MaxSpaceDims || c.T > MaxTimeDims:
+		return fmt.Errorf("capsule dimensions s = %d, t = %d: need 0 ≤ s ≤ %d and 1 ≤ t ≤ %d", c.S, c.T, MaxSpaceDims, MaxTimeDims)
 	case c.Layers < 1 || c.Layers > MaxRoutingLayers:
 		return fmt.Errorf("%d routing layers: need 1 to %d", c.Layers, MaxRoutingLayers)
 	case c.K < 1 || c.K > 64:
