@@ -53,9 +53,19 @@ func (d *divergence) check(epoch int, loss, first float64) error {
 }
 
 // checkFinite reports the first parameter holding a NaN or an infinity,
-// after an optimiser step, before it reaches the next forward pass.
+// after an optimiser step, before it reaches the next forward pass. It
+// runs after every step, so the common case is one pass of additions: v−v
+// is 0 for every finite v and NaN otherwise, and the sum stays 0 exactly
+// when all are finite.
 func checkFinite(epoch int, params []*autodiff.Var[float32]) error {
 	for _, p := range params {
+		var acc float32
+		for _, v := range p.Value.Data {
+			acc += v - v
+		}
+		if acc == 0 {
+			continue
+		}
 		for _, v := range p.Value.Data {
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 				return fmt.Errorf("train: epoch %d: parameter %s is %v after the optimiser step: %w", epoch, p.Name, v, ErrNonFinite)

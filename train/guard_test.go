@@ -48,9 +48,15 @@ func TestCheckFinite(t *testing.T) {
 	if err := checkFinite(1, []*autodiff.Var[float32]{p}); err != nil {
 		t.Fatal(err)
 	}
-	p.Value.Data[2] = float32(math.Inf(-1))
-	if err := checkFinite(4, []*autodiff.Var[float32]{p}); !errors.Is(err, ErrNonFinite) {
-		t.Errorf("an infinite parameter: %v", err)
+	for _, bad := range []float64{math.Inf(-1), math.Inf(1), math.NaN()} {
+		p.Value.Data[2] = float32(bad)
+		if err := checkFinite(4, []*autodiff.Var[float32]{p}); !errors.Is(err, ErrNonFinite) {
+			t.Errorf("a parameter %v: %v", bad, err)
+		}
+	}
+	p.Value.Data[2] = math.MaxFloat32 // large but finite
+	if err := checkFinite(4, []*autodiff.Var[float32]{p}); err != nil {
+		t.Errorf("a finite parameter: %v", err)
 	}
 }
 
