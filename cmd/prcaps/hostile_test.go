@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
 )
 
 // The hostile-input suite: the command lines that once panicked, hung,
@@ -45,12 +50,42 @@ func TestHostilePanicsAndSizes(t *testing.T) {
 	})
 }
 
+func init() {
+	// test-panics is the toy MLP of toymodel_test.go, whose forward pass
+	// panics in the run of seed 1.
+	model.Register(model.Spec{
+		Name: "test-panics", Task: data.NodeTask, Summary: "test: panics for seed 1",
+		Default: func() model.Config { return &toyConfig{Width: 8} },
+		Build: func(cfg model.Config, shape model.Shape, seed uint64) (model.Model, error) {
+			m, err := model.New(data.NodeTask, "test-mlp", cfg, shape, seed)
+			if err != nil {
+				return nil, err
+			}
+			return panicsFor{m.(*toyMLP), seed == 1}, nil
+		},
+	})
+}
+
+type panicsFor struct {
+	*toyMLP
+	panics bool
+}
+
+func (m panicsFor) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	if m.panics {
+		panic("test-panics")
+	}
+	return m.toyMLP.Forward(t, g, x, training, rng)
+}
+
 func TestHostileDivergence(t *testing.T) {
 	runHostile(t, "divergence", []hostileCase{
 		{[]string{"train", "--data", "", "--model", "gcn", "--lr", "1e6", "--epochs", "5", "--quiet"}, 1, "diverged"},
 		{[]string{"train", "--dataset", "mutag", "--data", "", "--lr", "1e10", "--clip", "0", "--epochs", "10", "--only-folds", "2", "--quiet"}, 1, "runs failed"},
-		// Some folds fail, the others are summarised and marked.
-		{[]string{"train", "--dataset", "mutag", "--data", "", "--lr", "30", "--clip", "0", "--epochs", "20", "--only-folds", "4", "--parallel", "2", "--quiet"}, 1, "2 fold(s) FAILED"},
+		// A run that panics is that run's error: the others are
+		// summarised and marked (test-panics panics for seed 1).
+		{[]string{"train", "--model", "test-panics", "--data", "", "--seeds", "3", "--epochs", "3", "--parallel", "2", "--quiet"}, 1, "1 run(s) FAILED"},
+		{[]string{"train", "--model", "test-panics", "--data", "", "--seeds", "3", "--epochs", "3", "--quiet"}, 1, "run 1 (seed 1): panic: test-panics"},
 	})
 	// --allow-divergence lets the GCN run finish, with finite values.
 	code, _, errOut := runCLI("train", "--data", "", "--model", "gcn", "--lr", "1e6", "--epochs", "5", "--quiet", "--allow-divergence")
