@@ -11,6 +11,9 @@ import (
 //
 //   - node prcapsnet: the authors' code, AdamW at lr 0.005 with weight decay
 //     5e-4, gradient-norm clipping at 1, 200 epochs;
+//   - node sgc: the authors' code, Adam at lr 0.2 with weight decay 5e-6,
+//     100 epochs; node ssgc: the authors' code, the same with weight decay
+//     1e-5;
 //   - node gcn, and any node model without a recipe: DefaultConfig (Kipf &
 //     Welling's Adam at lr 0.01, weight decay 5e-4, 200 epochs);
 //   - graph prcapsnet: the paper's RiemannianAdam (for Euclidean weights,
@@ -25,6 +28,10 @@ func Recipe(task data.Task, model string) Config {
 	switch {
 	case task == data.NodeTask && model == "prcapsnet":
 		return Config{Epochs: 200, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adamw", Clip: 1}
+	case task == data.NodeTask && model == "sgc":
+		return Config{Epochs: 100, LR: 0.2, WeightDecay: 5e-6, Optimizer: "adam"}
+	case task == data.NodeTask && model == "ssgc":
+		return Config{Epochs: 100, LR: 0.2, WeightDecay: 1e-5, Optimizer: "adam"}
 	case task == data.GraphTask && model == "prcapsnet":
 		return Config{Epochs: 100, LR: 0.005, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1, LRSchedule: ScheduleStep}
 	case task == data.GraphTask:
