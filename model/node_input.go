@@ -21,6 +21,7 @@ type nodeInput struct {
 
 	g   *data.Graph
 	src data.Features
+	gen int // counts the rebuilds, for structures derived from these
 	a   tensor.CSR[float32]
 	adj tensor.Adjacency[float32]
 	x   nn.SparseInput[float32]
@@ -54,4 +55,5 @@ func (in *nodeInput) prepare(model string, shape Shape, g *data.Graph, x data.Fe
 		capsule.NodeLinksInto(&in.lk, g.N, g.Ptr, g.Src)
 	}
 	in.g, in.src = g, x
+	in.gen++
 }

@@ -14,6 +14,10 @@ import (
 //   - node sgc: the authors' code, Adam at lr 0.2 with weight decay 5e-6,
 //     100 epochs; node ssgc: the authors' code, the same with weight decay
 //     1e-5;
+//   - node gat and gatv2: Veličković et al.'s Adam at lr 0.005 with weight
+//     decay 5e-4, stopping after 100 epochs without a better validation
+//     accuracy (their patience), at most 1,000 epochs: at 200 the best
+//     validation epoch was the last or nearly (docs/notes/baselines.md);
 //   - node gcn, and any node model without a recipe: DefaultConfig (Kipf &
 //     Welling's Adam at lr 0.01, weight decay 5e-4, 200 epochs);
 //   - graph prcapsnet: the paper's RiemannianAdam (for Euclidean weights,
@@ -32,6 +36,8 @@ func Recipe(task data.Task, model string) Config {
 		return Config{Epochs: 100, LR: 0.2, WeightDecay: 5e-6, Optimizer: "adam"}
 	case task == data.NodeTask && model == "ssgc":
 		return Config{Epochs: 100, LR: 0.2, WeightDecay: 1e-5, Optimizer: "adam"}
+	case task == data.NodeTask && (model == "gat" || model == "gatv2"):
+		return Config{Epochs: 1000, Patience: 100, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adam"}
 	case task == data.GraphTask && model == "prcapsnet":
 		return Config{Epochs: 100, LR: 0.005, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1, LRSchedule: ScheduleStep}
 	case task == data.GraphTask:

@@ -1,0 +1,140 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/nn"
+	"github.com/prcaps/prcaps/optim"
+)
+
+func init() {
+	for _, s := range []struct {
+		name, summary string
+		v2            bool
+	}{
+		{"gat", "GAT: two graph attention layers, 8 heads × 8 then one head (Veličković et al. 2018)", false},
+		{"gatv2", "GATv2: GAT with dynamic attention (Brody et al. 2022), the same layout", true},
+	} {
+		Register(Spec{
+			Name: s.name, Task: data.NodeTask, Summary: s.summary,
+			Default: func() Config { c := DefaultGATConfig(); c.V2 = s.v2; return &c },
+			Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
+				return NewGAT(*cfg.(*GATConfig), shape, seed)
+			},
+		})
+	}
+}
+
+// GATConfig configures GAT and GATv2 as Veličković et al. and PyG's
+// example lay them out: input dropout, an attention layer of Heads heads of
+// Hidden features (concatenated) with ELU, dropout, and an output attention
+// layer of OutHeads heads (averaged) over the classes; attention
+// coefficients dropped out at Dropout too. Zero sizes mean the defaults.
+type GATConfig struct {
+	Hidden   int     `opt:"hidden"`
+	Heads    int     `opt:"heads" help:"gat, gatv2: attention heads of the hidden layer, 1 to 64 (default 8)"`
+	OutHeads int     `opt:"out-heads" help:"gat, gatv2: attention heads of the output layer, averaged, 1 to 64 (default 1)"`
+	Dropout  float64 `opt:"dropout"`
+	// V2 selects GATv2's attention (the gatv2 model).
+	V2                bool
+	NormalizeFeatures bool `opt:"normalize-features"`
+}
+
+// DefaultGATConfig is the published setting: 8 heads × 8 hidden, one
+// output head, dropout 0.6 on features and attention, row-normalised
+// features.
+func DefaultGATConfig() GATConfig {
+	return GATConfig{Hidden: 8, Heads: 8, OutHeads: 1, Dropout: 0.6, NormalizeFeatures: true}
+}
+
+func (c GATConfig) withDefaults() GATConfig {
+	if c.Hidden == 0 {
+		c.Hidden = 8
+	}
+	if c.Heads == 0 {
+		c.Heads = 8
+	}
+	if c.OutHeads == 0 {
+		c.OutHeads = 1
+	}
+	return c
+}
+
+// Validate reports an invalid field.
+func (c GATConfig) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.Hidden < 1 || c.Hidden*c.Heads > MaxWidth:
+		return fmt.Errorf("hidden width %d × %d heads must be in [1, %d]", c.Hidden, c.Heads, MaxWidth)
+	case c.Heads < 1 || c.Heads > 64 || c.OutHeads < 1 || c.OutHeads > 64:
+		return fmt.Errorf("%d and %d heads: need 1 to 64", c.Heads, c.OutHeads)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return fmt.Errorf("dropout %v must be in [0, 1)", c.Dropout)
+	}
+	return nil
+}
+
+// EstimateBytes implements MemoryEstimator: per head the arcs' scores and
+// coefficients, the nodes' projections, and the parameters.
+func (c GATConfig) EstimateBytes(shape Shape, nodes, arcs int) int64 {
+	c = c.withDefaults()
+	w, links, n := int64(c.Hidden*c.Heads), int64(arcs+nodes), int64(nodes)
+	params := int64(shape.Features)*w*2 + w*int64(shape.Classes*c.OutHeads)*2
+	acts := 12*n*w + links*int64(c.Heads+c.OutHeads)*int64(8+2*c.Hidden)
+	return floatBytes * (4*params + 2*acts)
+}
+
+// GAT is GAT or GATv2 (cfg.V2) for node classification.
+type GAT struct {
+	cfg          GATConfig
+	shape        Shape
+	conv1, conv2 *nn.GATConv[float32]
+	in           nodeInput
+	gg           nn.GATGraph[float32]
+	ggGen        int
+}
+
+// NewGAT builds GAT (or GATv2) for shape with weights drawn from seed.
+func NewGAT(cfg GATConfig, shape Shape, seed uint64) (*GAT, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 5))
+	return &GAT{
+		cfg: cfg, shape: shape,
+		conv1: nn.NewGATConv[float32]("conv1", shape.Features, cfg.Hidden, cfg.Heads, true, cfg.V2, rng),
+		conv2: nn.NewGATConv[float32]("conv2", cfg.Hidden*cfg.Heads, shape.Classes, cfg.OutHeads, false, cfg.V2, rng),
+		in:    nodeInput{normalize: cfg.NormalizeFeatures, operator: gcnOperator},
+	}, nil
+}
+
+// hidden records the first layer's output, after its ELU.
+func (m *GAT) hidden(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	m.in.prepare("gat", m.shape, g, x)
+	if m.ggGen != m.in.gen {
+		m.gg.Reset(g.N, g.Ptr, g.Src)
+		m.ggGen = m.in.gen
+	}
+	xs := m.in.x.Apply(m.cfg.Dropout, rng, training)
+	return autodiff.ELU(t, m.conv1.ForwardSparse(t, &m.gg, xs, m.cfg.Dropout, rng, training), 1)
+}
+
+// Forward records the logits of every node.
+func (m *GAT) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	h := autodiff.Dropout(t, m.hidden(t, g, x, training, rng), m.cfg.Dropout, rng, training)
+	return m.conv2.Forward(t, &m.gg, h, m.cfg.Dropout, rng, training)
+}
+
+// Embed records the hidden layer of every node (evaluation mode).
+func (m *GAT) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Features) *autodiff.Var[float32] {
+	return m.hidden(t, g, x, false, nil)
+}
+
+// Groups returns both layers' parameters, decayed, as PyG's example does.
+func (m *GAT) Groups() []optim.Group[float32] {
+	return []optim.Group[float32]{{Name: "weights", Params: append(m.conv1.Params(), m.conv2.Params()...)}}
+}
