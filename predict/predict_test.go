@@ -3,6 +3,7 @@ package predict_test
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -160,5 +161,36 @@ func TestNodesMatchModel(t *testing.T) {
 	}
 	if _, err := p.Graphs([]predict.Graph{{Nodes: 1}}); err == nil {
 		t.Error("a node model classified graphs")
+	}
+}
+
+// Dataset classifies a loaded dataset and compares with its labels by name.
+func TestDatasetAccuracy(t *testing.T) {
+	p, _, ds := newPredictor(t, "mutag")
+	c, err := p.Dataset(ds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, labelled := c.Accuracy()
+	right := 0
+	for i, pr := range c.Predictions {
+		if pr.Label == ds.Graph.ClassNames[ds.Graph.Graphs[i].Label] {
+			right++
+		}
+	}
+	if len(c.IDs) != 188 || labelled != 188 || acc != float64(right)/188 {
+		t.Errorf("%d ids, %d labelled, accuracy %v; want 188, 188, %v", len(c.IDs), labelled, acc, float64(right)/188)
+	}
+	cora, err := data.Load("cora", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Dataset(cora, nil); err == nil {
+		t.Error("a graph model classified a node dataset")
+	}
+	np, _, nds := newPredictor(t, "cora")
+	c, err = np.Dataset(nds, []int32{4, 2})
+	if err != nil || !slices.Equal(c.IDs, []int32{4, 2}) || c.Truth[0] != strconv.Itoa(int(nds.Node.Y[4])) {
+		t.Errorf("nodes 4, 2: %v, %+v", err, c.IDs)
 	}
 }

@@ -62,59 +62,27 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if ds.Task != ck.Task {
+	if ds.Task != ck.Task { // a usage error here; predict.Dataset says the same
 		return usagef("%s is a %s-classification dataset; %s is a %s-classification model", ds.Name, ds.Task, ck.Model, ck.Task)
 	}
 	if ds.Fingerprint() == ck.DatasetSHA256 {
 		fmt.Fprintf(stderr, "note: %s is the data the model was trained on (its test nodes or folds are among them)\n", ds.Name)
 	}
-	var ids []int32
-	var truth []string // the data's label of each prediction, "" if none
-	var preds []predict.Prediction
-	if ds.Task == data.GraphTask {
-		g := ds.Graph
-		for i, s := range g.Graphs {
-			ids = append(ids, int32(i))
-			truth = append(truth, g.ClassNames[s.Label])
-		}
-		preds, err = p.Samples(g.Graphs)
-	} else {
-		if ids, err = parseNodes(*nodes); err != nil {
-			return err
-		}
-		nd := ds.Node
-		preds, err = p.Nodes(nd.Graph, nd.X, ids)
-		if ids == nil {
-			for v := range nd.Graph.N {
-				ids = append(ids, int32(v))
-			}
-		}
-		for _, v := range ids {
-			if t := ""; int(v) < len(nd.Y) && nd.Y[v] >= 0 {
-				truth = append(truth, strconv.Itoa(int(nd.Y[v])))
-			} else {
-				truth = append(truth, t)
-			}
-		}
-	}
+	ids, err := parseNodes(*nodes)
 	if err != nil {
 		return err
 	}
-	if err := writePredictions(stdout, *asJSON, ck.ClassNames, ids, truth, preds); err != nil {
+	c, err := p.Dataset(ds, ids)
+	if err != nil {
 		return err
 	}
-	right, labelled := 0, 0
-	for i, pr := range preds {
-		if truth[i] != "" {
-			labelled++
-			if pr.Label == truth[i] {
-				right++
-			}
-		}
+	if err := writePredictions(stdout, *asJSON, ck.ClassNames, c.IDs, c.Truth, c.Predictions); err != nil {
+		return err
 	}
+	acc, labelled := c.Accuracy()
 	if labelled > 0 {
 		fmt.Fprintf(stderr, "%d %s(s) classified; accuracy %.4f on the %d with a label in the data\n",
-			len(preds), map[data.Task]string{data.NodeTask: "node", data.GraphTask: "graph"}[ds.Task], float64(right)/float64(labelled), labelled)
+			len(c.Predictions), ds.Task, acc, labelled)
 	}
 	return nil
 }

@@ -1,0 +1,75 @@
+package predict
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/prcaps/prcaps/data"
+)
+
+// Classified is what Dataset returns: per node or graph, its id, the
+// prediction and the data's own label, "" where the data has none.
+type Classified struct {
+	IDs         []int32
+	Predictions []Prediction
+	Truth       []string
+}
+
+// Accuracy is the share of the labelled items predicted right (comparing
+// label names, since a dataset numbers its classes its own way), and how
+// many were labelled.
+func (c Classified) Accuracy() (acc float64, labelled int) {
+	right := 0
+	for i, pr := range c.Predictions {
+		if c.Truth[i] != "" {
+			labelled++
+			if pr.Label == c.Truth[i] {
+				right++
+			}
+		}
+	}
+	if labelled == 0 {
+		return 0, 0
+	}
+	return float64(right) / float64(labelled), labelled
+}
+
+// Dataset classifies a loaded dataset's graphs, or the given nodes of a
+// node dataset (all when nodes is nil). Load a graph dataset with the
+// checkpoint's encoding (data.Options.Encoding), so its features are
+// built as in training.
+func (p *Predictor) Dataset(ds *data.Dataset, nodes []int32) (Classified, error) {
+	if ds.Task != p.ck.Task {
+		return Classified{}, fmt.Errorf("predict: %s is a %s-classification dataset; %s is a %s-classification model",
+			ds.Name, ds.Task, p.ck.Model, p.ck.Task)
+	}
+	var c Classified
+	var err error
+	if ds.Task == data.GraphTask {
+		g := ds.Graph
+		for i, s := range g.Graphs {
+			c.IDs = append(c.IDs, int32(i))
+			c.Truth = append(c.Truth, g.ClassNames[s.Label])
+		}
+		c.Predictions, err = p.Samples(g.Graphs)
+		return c, err
+	}
+	nd := ds.Node
+	if c.Predictions, err = p.Nodes(nd.Graph, nd.X, nodes); err != nil {
+		return c, err
+	}
+	c.IDs = nodes
+	if nodes == nil {
+		for v := range nd.Graph.N {
+			c.IDs = append(c.IDs, int32(v))
+		}
+	}
+	for _, v := range c.IDs {
+		t := ""
+		if nd.Y[v] >= 0 {
+			t = strconv.Itoa(int(nd.Y[v]))
+		}
+		c.Truth = append(c.Truth, t)
+	}
+	return c, nil
+}
