@@ -63,6 +63,19 @@ func SumAggInto[T autodiff.Float](a *tensor.CSR[T], n int, ptr, src []int32) {
 	}
 }
 
+// MeanAggInto builds the random-walk operator D̃^−1 Ã (Ã = A + I, self-loops
+// where missing) into a's slices: each node's new row is the mean of its own
+// and its in-neighbours' rows, DGCNN's propagation (Zhang et al. 2018).
+func MeanAggInto[T autodiff.Float](a *tensor.CSR[T], n int, ptr, src []int32) {
+	SumAggInto(a, n, ptr, src)
+	for v := 0; v < n; v++ {
+		lo, hi := a.Indptr[v], a.Indptr[v+1]
+		for p := lo; p < hi; p++ {
+			a.Data[p] = T(1 / float64(hi-lo))
+		}
+	}
+}
+
 // AppendSelfLoops appends to ptr and idx the CSR rows of the graph on n
 // nodes (rows src[ptr0[v]:ptr0[v+1]], sorted, unique) with v inserted into
 // row v where it is missing, keeping every row sorted. ptr gets n+1 entries

@@ -147,3 +147,24 @@ func TestInitRanges(t *testing.T) {
 		t.Errorf("Glorot values span [%v, %v], expected close to ±%v", lo, hi, a)
 	}
 }
+
+// MeanAggInto's rows are the uniform averages over each node and its
+// in-neighbours: they sum to 1 and share one value.
+func TestMeanAggRowsAverage(t *testing.T) {
+	n, ptr, src := path4()
+	var a tensor.CSR[float64]
+	MeanAggInto(&a, n, ptr, src)
+	for v := 0; v < n; v++ {
+		lo, hi := a.Indptr[v], a.Indptr[v+1]
+		sum := 0.0
+		for p := lo; p < hi; p++ {
+			sum += a.Data[p]
+			if a.Data[p] != 1/float64(hi-lo) {
+				t.Errorf("row %d: weight %v with %d entries", v, a.Data[p], hi-lo)
+			}
+		}
+		if math.Abs(sum-1) > 1e-12 {
+			t.Errorf("row %d sums to %v", v, sum)
+		}
+	}
+}

@@ -18,7 +18,9 @@ import (
 //     decay 5e-4, stopping after 100 epochs without a better validation
 //     accuracy (their patience), at most 1,000 epochs: at 200 the best
 //     validation epoch was the last or nearly (docs/notes/baselines.md);
-//   - node gcn, and any node model without a recipe: DefaultConfig (Kipf &
+//   - node gcn, dgcnn (whose published lr 1e-4 underfits 200 epochs of node
+//     classification: docs/notes/baselines.md), and any node model without
+//     a recipe: DefaultConfig (Kipf &
 //     Welling's Adam at lr 0.01, weight decay 5e-4, 200 epochs);
 //   - graph prcapsnet: the paper's RiemannianAdam (for Euclidean weights,
 //     Adam with coupled L2), weight decay 1e-4, 100 epochs, with lr 0.005
