@@ -95,12 +95,18 @@ var ErrSelection = errors.New("bad selection")
 // replaced by datasets when given and their variants narrowed to models.
 func Select(suite string, tables, datasets, models []string) ([]Table, error) {
 	suites := Suites()
+	switch suite { // the paper's names for the suites of one table
+	case "table3":
+		suite = "node"
+	case "table2":
+		suite = "graph"
+	}
 	pool, ok := suites[suite]
 	switch {
 	case suite == "" && len(tables) > 0:
 		pool = append(append(slices.Clone(suites["node"]), suites["ablation"]...), suites["graph"]...)
 	case !ok:
-		return nil, fmt.Errorf("%w: unknown suite %q (want node, ablation, graph or speed)", ErrSelection, suite)
+		return nil, fmt.Errorf("%w: unknown suite %q (want node or table3, ablation, graph or table2, or speed)", ErrSelection, suite)
 	}
 	for _, m := range models {
 		if !slices.Contains(model.Names(data.NodeTask), m) && !slices.Contains(model.Names(data.GraphTask), m) {

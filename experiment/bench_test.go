@@ -142,3 +142,16 @@ func TestMedian(t *testing.T) {
 		t.Errorf("median even = %v", m)
 	}
 }
+
+// table3 and table2 name the node and graph suites.
+func TestSelectPaperNames(t *testing.T) {
+	for alias, name := range map[string]string{"table3": "t3", "table2": "t2"} {
+		ts, err := Select(alias, nil, nil, nil)
+		if err != nil || len(ts) != 1 || ts[0].Name != name {
+			t.Errorf("suite %s: %v, %d tables", alias, err, len(ts))
+		}
+	}
+	if ts, _ := Select("table3", nil, nil, nil); len(ts[0].Variants) < 7 {
+		t.Errorf("table3 has %d rows of ours, want PR-CapsNet, GCN and the baselines", len(ts[0].Variants))
+	}
+}

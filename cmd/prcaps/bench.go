@@ -125,7 +125,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		"Cora runs). Datasets whose files are missing are skipped with a note.", stderr)
 	var f benchFlags
 	o := &f.opt
-	fs.StringVar(&f.suite, "suite", "node", "node, ablation, graph (Table 2 under the graph protocol) or speed")
+	fs.StringVar(&f.suite, "suite", "node", "node (also table3: Table 3 with the baselines), ablation, graph (also table2: Table 2 under the graph protocol) or speed")
 	fs.IntVar(&o.Folds, "folds", 10, "graph tables: stratified cross-validation folds")
 	fs.BoolVar(&f.speed, "speed", false, "same as --suite speed")
 	fs.StringVar(&f.tables, "tables", "", "comma-separated tables to run (t2 t3 t4 t5 curvature iters dims k gates layers; see --list); without --suite, from any suite")
