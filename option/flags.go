@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Flags binds the options of configuration structs to a flag.FlagSet. Only
@@ -25,16 +26,51 @@ func (v *value) IsBoolFlag() bool   { return v.bool }
 func (v *value) Set(s string) error { v.text, v.set = s, true; return nil }
 
 // Bind defines a flag in fs for every option of cfgs, once per name (the
-// first configuration's help wins), in name order.
+// first non-empty help wins), in name order.
 func Bind(fs *flag.FlagSet, cfgs ...any) *Flags {
-	seen := map[string]bool{}
+	srcs := make([]Source, len(cfgs))
+	for i, c := range cfgs {
+		srcs[i] = Source{Config: c}
+	}
+	return BindSources(fs, srcs...)
+}
+
+// Source is a configuration with the name of what it configures.
+type Source struct {
+	Name   string
+	Config any
+}
+
+// BindSources is Bind over named configurations: when sources that share
+// an option differ in its default, the help lists each one's.
+func BindSources(fs *flag.FlagSet, srcs ...Source) *Flags {
+	seen := map[string]int{}
 	var opts []Option
-	for _, c := range cfgs {
-		for _, o := range List(c) {
-			if !seen[o.Name] {
-				seen[o.Name] = true
-				opts = append(opts, o)
+	defaults := map[string][]string{}
+	differ := map[string]bool{}
+	for _, src := range srcs {
+		for _, o := range List(src.Config) {
+			if src.Name != "" {
+				defaults[o.Name] = append(defaults[o.Name], src.Name+" "+o.Value)
 			}
+			if i, ok := seen[o.Name]; ok {
+				differ[o.Name] = differ[o.Name] || opts[i].Value != o.Value
+				if opts[i].Usage == "" {
+					opts[i].Usage = o.Usage
+				}
+				continue
+			}
+			seen[o.Name] = len(opts)
+			opts = append(opts, o)
+		}
+	}
+	for i, o := range opts {
+		if differ[o.Name] { // one model's "(default …)" would mislead: list them all
+			u := o.Usage
+			if j := strings.LastIndex(u, " (default"); j >= 0 && strings.HasSuffix(u, ")") {
+				u = u[:j]
+			}
+			opts[i].Usage = u + " (defaults: " + strings.Join(defaults[o.Name], ", ") + ")"
 		}
 	}
 	sort.SliceStable(opts, func(i, j int) bool { return opts[i].Name < opts[j].Name })

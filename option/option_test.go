@@ -90,3 +90,22 @@ func TestBindApply(t *testing.T) {
 		t.Errorf("Apply of --depth to cfg: %v", err)
 	}
 }
+
+// BindSources lists each source's default where they differ.
+func TestBindSourcesDefaults(t *testing.T) {
+	type a struct {
+		Width int `opt:"width"`
+	}
+	type b struct {
+		Width int `opt:"width" help:"the width (default 64)"`
+		Depth int `opt:"depth" help:"the depth"`
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	option.BindSources(fs, option.Source{Name: "a", Config: &a{Width: 8}}, option.Source{Name: "b", Config: &b{Width: 64, Depth: 2}})
+	if u := fs.Lookup("width").Usage; u != "the width (defaults: a 8, b 64)" {
+		t.Errorf("width: %q", u)
+	}
+	if u := fs.Lookup("depth").Usage; u != "the depth" {
+		t.Errorf("depth: %q", u)
+	}
+}

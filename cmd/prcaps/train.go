@@ -80,11 +80,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		"with several seeds or folds, the run of best validation accuracy (ties: the first)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
 	f.recipe = option.Bind(fs, &train.Config{})
-	var defaults []any
+	var defaults []option.Source
 	for _, s := range model.Specs() {
-		defaults = append(defaults, s.Default())
+		if s.Task == data.NodeTask || s.Name != "prcapsnet" { // the graph network shares the node one's options
+			defaults = append(defaults, option.Source{Name: s.Name, Config: s.Default()})
+		}
 	}
-	f.opts = option.Bind(fs, defaults...)
+	f.opts = option.BindSources(fs, defaults...)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
