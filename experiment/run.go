@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/prcaps/prcaps/checkpoint"
@@ -24,6 +25,12 @@ type Run struct {
 
 	OnEpoch func(run int, e train.Epoch)  // after every epoch of every run
 	OnRun   func(run int, r train.Result) // after every run (seed or fold)
+
+	// ValLogits and TestCurves, if non-nil, record a graph run's validation
+	// logits and test curves; Do writes them when every fold has
+	// finished, and discards them after a failure or an interrupt.
+	ValLogits  *ValLogits
+	TestCurves *TestCurves
 
 	// Save, if set, is where the checkpoint of the run with the best
 	// validation accuracy (ties: the lowest run index) is written,
@@ -120,7 +127,14 @@ func (r Run) Do() (train.Summary, error) {
 		r.Node.OnModel = best.keep(r, r.Node.OnModel)
 		r.Graph.OnModel = best.keep(r, r.Graph.OnModel)
 	}
+	if r.ValLogits != nil {
+		r.Graph.OnValidation = r.ValLogits.Record
+	}
+	if r.TestCurves != nil {
+		r.Graph.OnTestCurve = r.TestCurves.Record
+	}
 	sum, err := r.do()
+	err = r.closeRecords(err)
 	if err == nil && best != nil {
 		if best.ck == nil {
 			return sum, fmt.Errorf("experiment: no run finished with a selected epoch to save")
@@ -128,6 +142,29 @@ func (r Run) Do() (train.Summary, error) {
 		err = best.ck.Save(r.Save)
 	}
 	return sum, err
+}
+
+// closeRecords writes the logits and curves after a run that succeeded
+// (err nil) and discards them otherwise, and returns err joined with any
+// error of the writing.
+func (r Run) closeRecords(err error) error {
+	if err != nil {
+		if r.ValLogits != nil {
+			r.ValLogits.Abort()
+		}
+		if r.TestCurves != nil {
+			r.TestCurves.Abort()
+		}
+		return err
+	}
+	if r.ValLogits != nil {
+		err = r.ValLogits.Close()
+	}
+	if r.TestCurves != nil {
+		_, cerr := r.TestCurves.Close()
+		err = errors.Join(err, cerr)
+	}
+	return err
 }
 
 // bestRun keeps the checkpoint of the run of best validation accuracy.

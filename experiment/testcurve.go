@@ -18,7 +18,12 @@ import (
 type TestCurves struct {
 	f      *atomicfile.File
 	points map[int][]train.CurvePoint
+	sel    train.CurveSelection
 }
+
+// Selection is the epoch of best mean test accuracy over the folds, once
+// Close has run.
+func (c *TestCurves) Selection() train.CurveSelection { return c.sel }
 
 // NewTestCurves starts the curves file at path, which Close writes whole
 // (an interrupted run leaves an existing file as it was).
@@ -66,6 +71,7 @@ func (c *TestCurves) Close() (train.CurveSelection, error) {
 	if err != nil {
 		return sel, fmt.Errorf("test curve %s: %w", c.f.Path, err)
 	}
+	c.sel = sel
 	return sel, nil
 }
 

@@ -77,6 +77,9 @@ func BindSources(fs *flag.FlagSet, srcs ...Source) *Flags {
 	f := &Flags{}
 	for _, o := range opts {
 		v := &value{name: o.Name, bool: o.Bool}
+		if !differ[o.Name] && !o.Bool && !strings.Contains(o.Usage, "(default") {
+			v.text = o.Value // -h prints it as the default; Apply reads only given flags
+		}
 		f.flags = append(f.flags, v)
 		fs.Var(v, o.Name, o.Usage)
 	}
@@ -97,8 +100,11 @@ func (f *Flags) Apply(cfg any) error {
 		if !v.set {
 			continue
 		}
+		var re *RangeError
 		if err := Set(cfg, v.name, v.text); errors.Is(err, ErrUnknown) {
 			return NotApplicable{v.name}
+		} else if errors.As(err, &re) {
+			return fmt.Errorf("--%s %s: %s", re.Name, re.Value, re.Want())
 		} else if err != nil {
 			return fmt.Errorf("--%s: %w", v.name, err)
 		}

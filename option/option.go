@@ -45,9 +45,10 @@ func List(cfg any) []Option {
 }
 
 // Set parses value into the field of cfg (a pointer to a struct) tagged
-// `opt:"name"`. It checks the syntax only; the configuration's own
-// validation checks the value. Fields implementing
-// encoding.TextUnmarshaler parse themselves.
+// `opt:"name"`. It checks the syntax, and the range an integer field
+// declares in `min` and `max` tags (a *RangeError); the configuration's own
+// validation checks the rest. Fields implementing encoding.TextUnmarshaler
+// parse themselves.
 func Set(cfg any, name, value string) error {
 	v, ok := structOf(cfg)
 	if !ok {
@@ -73,10 +74,19 @@ func Set(cfg any, name, value string) error {
 				return fmt.Errorf("option %s: %q is not a boolean", name, value)
 			}
 			f.SetBool(b)
+		case reflect.Uint64:
+			n, err := strconv.ParseUint(value, 10, 64)
+			if err != nil {
+				return fmt.Errorf("option %s: %q is not a non-negative integer", name, value)
+			}
+			f.SetUint(n)
 		case reflect.Int:
 			n, err := strconv.Atoi(value)
 			if err != nil {
 				return fmt.Errorf("option %s: %q is not an integer", name, value)
+			}
+			if err := inRange(v.Type().Field(i), name, value, float64(n)); err != nil {
+				return err
 			}
 			f.SetInt(int64(n))
 		case reflect.Float64:
@@ -103,4 +113,37 @@ func structOf(cfg any) (reflect.Value, bool) {
 		return reflect.Value{}, false
 	}
 	return v.Elem(), true
+}
+
+// RangeError is Set's error for an integer outside its field's `min` and
+// `max` tags.
+type RangeError struct {
+	Name, Value string
+	Min, Max    string // "" when unbounded
+}
+
+func (e *RangeError) Error() string {
+	return fmt.Sprintf("option %s %s: %s", e.Name, e.Value, e.Want())
+}
+
+// Want says the range.
+func (e *RangeError) Want() string {
+	if e.Max == "" {
+		return "must be at least " + e.Min
+	}
+	return fmt.Sprintf("must be in [%s, %s]", e.Min, e.Max)
+}
+
+// inRange checks x, the value of field f's option name, against the
+// field's min and max tags.
+func inRange(f reflect.StructField, name, value string, x float64) error {
+	lo, hi := f.Tag.Get("min"), f.Tag.Get("max")
+	bad := func(bound string, out func(b float64) bool) bool {
+		b, err := strconv.ParseFloat(bound, 64)
+		return bound != "" && err == nil && out(b)
+	}
+	if bad(lo, func(b float64) bool { return x < b }) || bad(hi, func(b float64) bool { return x > b }) {
+		return &RangeError{Name: name, Value: value, Min: lo, Max: hi}
+	}
+	return nil
 }

@@ -109,3 +109,37 @@ func TestBindSourcesDefaults(t *testing.T) {
 		t.Errorf("depth: %q", u)
 	}
 }
+
+// min and max tags bound an integer option; Apply names the flag and the
+// range; uint64 fields take non-negative integers.
+func TestRangesAndUnsigned(t *testing.T) {
+	type p struct {
+		Seeds int    `opt:"seeds" min:"1" max:"100"`
+		Lo    int    `opt:"lo" min:"0"`
+		Seed  uint64 `opt:"seed"`
+	}
+	var c p
+	var re *option.RangeError
+	if err := option.Set(&c, "seeds", "0"); !errors.As(err, &re) || re.Want() != "must be in [1, 100]" {
+		t.Errorf("seeds 0: %v", err)
+	}
+	if err := option.Set(&c, "lo", "-1"); !errors.As(err, &re) || re.Want() != "must be at least 0" {
+		t.Errorf("lo -1: %v", err)
+	}
+	if err := option.Set(&c, "seeds", "100"); err != nil || c.Seeds != 100 {
+		t.Errorf("seeds 100: %v, %d", err, c.Seeds)
+	}
+	if err := option.Set(&c, "seed", "-1"); err == nil {
+		t.Error("a negative uint64 accepted")
+	}
+	if err := option.Set(&c, "seed", "18446744073709551615"); err != nil || c.Seed != 1<<64-1 {
+		t.Errorf("largest uint64: %v", err)
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := option.Bind(fs, &c)
+	fs.Parse([]string{"--seeds", "101"})
+	if err := f.Apply(&c); err == nil || err.Error() != "--seeds 101: must be in [1, 100]" {
+		t.Errorf("Apply --seeds 101: %v", err)
+	}
+}

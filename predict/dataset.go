@@ -1,7 +1,10 @@
 package predict
 
 import (
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/prcaps/prcaps/data"
@@ -72,4 +75,41 @@ func (p *Predictor) Dataset(ds *data.Dataset, nodes []int32) (Classified, error)
 		c.Truth = append(c.Truth, t)
 	}
 	return c, nil
+}
+
+// WriteJSON writes one JSON object per prediction: the id, the class, its
+// label, the probabilities and the data's label when it has one.
+func (c Classified) WriteJSON(w io.Writer, _ []string) error {
+	enc := json.NewEncoder(w)
+	for i, pr := range c.Predictions {
+		rec := struct {
+			ID int32 `json:"id"`
+			Prediction
+			Truth string `json:"data_label,omitempty"`
+		}{c.IDs[i], pr, c.Truth[i]}
+		if err := enc.Encode(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteCSV writes a header (id, class, label, data_label, then p_<class>
+// for each of classes) and one row per prediction.
+func (c Classified) WriteCSV(w io.Writer, classes []string) error {
+	cw := csv.NewWriter(w)
+	header := []string{"id", "class", "label", "data_label"}
+	for _, name := range classes {
+		header = append(header, "p_"+name)
+	}
+	cw.Write(header)
+	for i, pr := range c.Predictions {
+		row := []string{strconv.Itoa(int(c.IDs[i])), strconv.Itoa(pr.Class), pr.Label, c.Truth[i]}
+		for _, q := range pr.Probs {
+			row = append(row, strconv.FormatFloat(q, 'g', 6, 64))
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -46,11 +46,11 @@ const DefaultMicroBatchNodes = 128
 // validation split inside each training fold for epoch selection, and the
 // test accuracy of each fold at its best-validation epoch.
 type GraphProtocol struct {
-	Folds     int     // k (default 10)
-	FoldSeed  uint64  // seed of the fold assignment, fixed across models (default 0)
-	FirstSeed uint64  // fold f trains from seed FirstSeed+f (initialisation, dropout, shuffling)
+	Folds     int     `opt:"folds" min:"2" max:"1048576" help:"graph: stratified cross-validation folds (the paper's protocol: 10)"` // k (default 10)
+	FoldSeed  uint64  `opt:"fold-seed" help:"graph: seed of the fold assignment (fixed across models)"`                              // (default 0)
+	FirstSeed uint64  `opt:"first-seed" help:"seed of the first run (node) or of fold 0 (graph)"`                                    // fold f trains from seed FirstSeed+f (initialisation, dropout, shuffling)
 	ValFrac   float64 // inner validation fraction (default data.DefaultInnerVal = 0.1)
-	BatchSize int     // training mini-batch (default DefaultBatchSize = 16)
+	BatchSize int     `opt:"batch" min:"1" max:"1048576" help:"graph: training mini-batch size (graphs; default 16)"` // training mini-batch (default DefaultBatchSize = 16)
 	EvalBatch int     // evaluation mini-batch (default 128; does not change results)
 	// MicroBatchNodes bounds the nodes of the micro-batches in which a
 	// training mini-batch goes through the model (default
@@ -58,13 +58,13 @@ type GraphProtocol struct {
 	// graph). Their gradients add up to the mini-batch's before its one
 	// optimiser step, so it is a speed and memory setting: results change
 	// only through float rounding and the order of the dropout draws.
-	MicroBatchNodes int
+	MicroBatchNodes int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws"`
 	// Parallel is the number of folds trained at once (default 1). Results
 	// do not depend on it: every fold has its own model, seed and buffers.
-	Parallel int
+	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it"`
 	// OnlyFolds, if positive, runs only the first OnlyFolds folds of the
 	// k-fold split (quick runs; the protocol then reports fewer runs).
-	OnlyFolds int
+	OnlyFolds int `opt:"only-folds" min:"0" max:"1048576" help:"graph: run only the first N folds (0: all)"`
 	// OnValidation, if non-nil, is called after each epoch's validation
 	// pass with the logits of every validation graph, for studying
 	// epoch-selection rules without test labels (docs/notes/epoch-selection.md).

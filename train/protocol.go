@@ -15,15 +15,15 @@ type NodeProtocol struct {
 	// Split is "random" (a fresh stratification-free 60/20/20 split of the
 	// labelled nodes per seed) or "public" (the publisher's split, the same
 	// for every seed; only the initialisation changes).
-	Split string
+	Split string `opt:"split" help:"node split: random (60/20/20 per seed) or public (Planetoid's 20 per class/500/1000)"`
 	// Seeds is the number of runs, with seeds FirstSeed, FirstSeed+1, ...
-	Seeds     int
-	FirstSeed uint64
+	Seeds     int    `opt:"seeds" min:"1" max:"1048576" help:"node: number of runs (seeds first-seed, first-seed+1, ...); the paper's protocol uses 10"`
+	FirstSeed uint64 `opt:"first-seed" help:"seed of the first run (node) or of fold 0 (graph)"`
 	// TrainFrac and ValFrac size the random split (default 0.6 and 0.2).
 	TrainFrac, ValFrac float64
 	// Parallel is the number of runs trained at once (default 1); results
 	// do not depend on it.
-	Parallel int
+	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it"`
 	// OnModel, if non-nil, is called after each run with the run's model
 	// holding the parameters of its selected epoch (to save it, e.g.); it
 	// must not keep m past the call. With Parallel > 1 it is called from

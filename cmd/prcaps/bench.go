@@ -6,11 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
-
-	"github.com/prcaps/prcaps/internal/atomicfile"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
@@ -41,14 +37,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		defer stop()
 	}
 	if f.out != "" { // fail now, not after the first table has trained
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
+		if err := report.PrepareDir(f.out); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		probe, err := atomicfile.Create(filepath.Join(f.out, "probe"))
-		if err != nil {
-			return fmt.Errorf("--out %s: cannot write there: %w", f.out, err)
-		}
-		probe.Abort()
 	}
 	ctx, stop := stopContext() // Ctrl-C: finish with the tables done
 	defer stop()
@@ -103,11 +94,8 @@ func emitTable(tab *report.Table, f benchFlags, stdout, stderr io.Writer) error 
 	if f.out == "" {
 		return nil
 	}
-	base := filepath.Join(f.out, tab.Name)
-	if err := atomicfile.WriteFile(base+".md", []byte(tab.Markdown())); err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(base+".csv", []byte(tab.CSV())); err != nil {
+	base, err := tab.WriteFiles(f.out)
+	if err != nil {
 		return err
 	}
 	if !f.quiet {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -76,7 +74,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writePredictions(stdout, *asJSON, ck.ClassNames, c.IDs, c.Truth, c.Predictions); err != nil {
+	write := c.WriteCSV
+	if *asJSON {
+		write = c.WriteJSON
+	}
+	if err := write(stdout, ck.ClassNames); err != nil {
 		return err
 	}
 	acc, labelled := c.Accuracy()
@@ -101,37 +103,4 @@ func parseNodes(s string) ([]int32, error) {
 		ids = append(ids, int32(v))
 	}
 	return ids, nil
-}
-
-// writePredictions prints one CSV row or JSON object per prediction.
-func writePredictions(w io.Writer, asJSON bool, classes []string, ids []int32, truth []string, preds []predict.Prediction) error {
-	if asJSON {
-		enc := json.NewEncoder(w)
-		for i, pr := range preds {
-			rec := struct {
-				ID int32 `json:"id"`
-				predict.Prediction
-				Truth string `json:"data_label,omitempty"`
-			}{ids[i], pr, truth[i]}
-			if err := enc.Encode(rec); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	cw := csv.NewWriter(w)
-	header := []string{"id", "class", "label", "data_label"}
-	for _, c := range classes {
-		header = append(header, "p_"+c)
-	}
-	cw.Write(header)
-	for i, pr := range preds {
-		row := []string{strconv.Itoa(int(ids[i])), strconv.Itoa(pr.Class), pr.Label, truth[i]}
-		for _, q := range pr.Probs {
-			row = append(row, strconv.FormatFloat(q, 'g', 6, 64))
-		}
-		cw.Write(row)
-	}
-	cw.Flush()
-	return cw.Error()
 }

@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strings"
 
 	"github.com/prcaps/prcaps/internal/atomicfile"
@@ -28,16 +26,15 @@ import (
 // structs (modelFlags); the training flags override the model's recipe
 // (train.Recipe) only when given.
 type trainFlags struct {
-	model, dataset, root, split, task   string
+	model, dataset, root, task          string
 	edges, features, labels, cpuProfile string
 	save                                string
 	valLogits, testCurve                string
-	seeds, firstSeed, folds, foldSeed   int
-	onlyFolds, batch, microNodes        int
-	parallel                            int
 	asJSON, quiet, nodeAttr             bool
 	set                                 map[string]bool // the flags given
-	opts, recipe                        *option.Flags
+	opts, recipe, protocol              *option.Flags
+	node                                train.NodeProtocol
+	graph                               train.GraphProtocol
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
@@ -52,17 +49,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file; with --task graph and no --dataset: mutag")
 	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora and MUTAG are embedded")
 	fs.StringVar(&f.task, "task", "", "node or graph; empty: the dataset's task (graph for mutag nci1 nci109 dd proteins)")
-	fs.StringVar(&f.split, "split", "random", "node split: random (60/20/20 per seed) or public (Planetoid's 20 per class/500/1000)")
-	fs.IntVar(&f.seeds, "seeds", 1, "node: number of runs (seeds first-seed, first-seed+1, ...); the paper's protocol uses 10")
-	fs.IntVar(&f.firstSeed, "first-seed", 0, "seed of the first run (node) or of fold 0 (graph)")
-	fs.IntVar(&f.folds, "folds", 10, "graph: stratified cross-validation folds (the paper's protocol: 10)")
-	fs.IntVar(&f.foldSeed, "fold-seed", 0, "graph: seed of the fold assignment (fixed across models)")
-	fs.IntVar(&f.onlyFolds, "only-folds", 0, "graph: run only the first N folds (0: all)")
-	fs.IntVar(&f.batch, "batch", train.DefaultBatchSize, "graph: training mini-batch size (graphs)")
-	fs.IntVar(&f.microNodes, "micro-batch-nodes", train.DefaultMicroBatchNodes,
-		"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs), whose gradients add up before the step; "+
-			"a speed and memory setting that changes results only through rounding and dropout draws")
-	fs.IntVar(&f.parallel, "parallel", 1, "runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it")
 	fs.StringVar(&f.valLogits, "val-logits", "",
 		"graph: write every epoch's validation logits to `dir`/<dataset>-foldNN.tsv (epoch, graph, label, logits), "+
 			"for comparing epoch-selection rules with go run ./tools/selection dir; no test label is written")
@@ -79,6 +65,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.save, "save", "", "write the trained model to `file` (a safetensors checkpoint for prcaps predict and serve); "+
 		"with several seeds or folds, the run of best validation accuracy (ties: the first)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
+	f.node = train.NodeProtocol{Split: "random", Seeds: 1, Parallel: 1}
+	f.graph = train.GraphProtocol{Folds: 10, BatchSize: train.DefaultBatchSize, MicroBatchNodes: train.DefaultMicroBatchNodes, Parallel: 1}
+	f.protocol = option.Bind(fs, &f.node, &f.graph)
 	f.recipe = option.Bind(fs, &train.Config{})
 	var defaults []option.Source
 	for _, s := range model.Specs() {
@@ -116,10 +105,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := apply(f.opts, cfg, fmt.Sprintf("the %s model %s", ds.Task, strings.ToLower(f.model))); err != nil {
 		return err
 	}
-	run := experiment.Run{Model: strings.ToLower(f.model), Config: cfg, Dataset: ds,
-		Node: train.NodeProtocol{Split: f.split, Seeds: f.seeds, FirstSeed: uint64(f.firstSeed), Parallel: f.parallel},
-		Graph: train.GraphProtocol{Folds: f.folds, FoldSeed: uint64(f.foldSeed), FirstSeed: uint64(f.firstSeed),
-			BatchSize: f.batch, MicroBatchNodes: f.microNodes, Parallel: f.parallel, OnlyFolds: f.onlyFolds}}
+	run := experiment.Run{Model: strings.ToLower(f.model), Config: cfg, Dataset: ds, Node: f.node, Graph: f.graph}
 	run.Train = run.TrainConfig()
 	if err := apply(f.recipe, &run.Train, "the training configuration"); err != nil {
 		return err
@@ -136,39 +122,28 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	return f.run(run, stdout, stderr)
 }
 
-// check rejects flag combinations that do not fit the dataset's task.
+// check applies the protocol flags to the protocol of the dataset's task,
+// within their ranges (tags of train.NodeProtocol and GraphProtocol), and
+// rejects those of the other task.
 func (f *trainFlags) check(ds *data.Dataset) error {
-	graphOnly := []string{"folds", "fold-seed", "only-folds", "batch", "micro-batch-nodes", "val-logits", "test-curve"}
-	nodeOnly := []string{"split", "seeds"}
-	for _, name := range slices.Concat(graphOnly, nodeOnly) {
-		if f.set[name] && slices.Contains(graphOnly, name) != (ds.Task == data.GraphTask) {
-			return usagef("--%s does not apply to %s classification", name, ds.Task)
-		}
+	owner := ds.Task.String() + " classification"
+	var proto any = &f.node
+	if ds.Task == data.GraphTask {
+		proto = &f.graph
+	} else if f.set["val-logits"] || f.set["test-curve"] {
+		return usagef("--val-logits and --test-curve do not apply to %s", owner)
 	}
-	for _, r := range []struct {
-		name    string
-		v, lo   int
-		hi      int
-		meaning string
-	}{
-		{"seeds", f.seeds, 1, 1 << 20, ""},
-		{"first-seed", f.firstSeed, 0, math.MaxInt, ""},
-		{"folds", f.folds, 2, 1 << 20, ""},
-		{"fold-seed", f.foldSeed, 0, math.MaxInt, ""},
-		{"only-folds", f.onlyFolds, 0, f.folds, " (0: all)"},
-		{"batch", f.batch, 1, 1 << 20, ""},
-		{"micro-batch-nodes", f.microNodes, 1, 1 << 30, ""},
-		{"parallel", f.parallel, 1, 1024, ""},
-	} {
-		if r.v < r.lo || r.v > r.hi {
-			if r.hi == math.MaxInt {
-				return usagef("--%s %d: must be at least %d", r.name, r.v, r.lo)
-			}
-			return usagef("--%s %d: must be in [%d, %d]%s", r.name, r.v, r.lo, r.hi, r.meaning)
-		}
+	var na option.NotApplicable
+	if err := f.protocol.Apply(proto); errors.As(err, &na) {
+		return usagef("--%s does not apply to %s", na.Flag, owner)
+	} else if err != nil {
+		return usageError{err.Error()}
 	}
-	if f.split != "random" && f.split != "public" {
-		return usagef("--split must be random or public, not %q", f.split)
+	switch {
+	case f.node.Split != "random" && f.node.Split != "public":
+		return usagef("--split must be random or public, not %q", f.node.Split)
+	case f.graph.OnlyFolds > f.graph.Folds:
+		return usagef("--only-folds %d: must be in [0, %d] (0: all)", f.graph.OnlyFolds, f.graph.Folds)
 	}
 	return nil
 }
@@ -221,20 +196,16 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		unit = "fold"
 	}
 	prog.Line("%s", run.Describe())
-	var logits *experiment.ValLogits
-	var curves *experiment.TestCurves
 	var err error
 	if f.valLogits != "" {
-		if logits, err = experiment.NewValLogits(f.valLogits, ds.Name); err != nil {
+		if run.ValLogits, err = experiment.NewValLogits(f.valLogits, ds.Name); err != nil {
 			return fmt.Errorf("--val-logits: %w", err)
 		}
-		run.Graph.OnValidation = logits.Record
 	}
 	if f.testCurve != "" {
-		if curves, err = experiment.NewTestCurves(f.testCurve); err != nil {
+		if run.TestCurves, err = experiment.NewTestCurves(f.testCurve); err != nil {
 			return fmt.Errorf("--test-curve: %w", err)
 		}
-		run.Graph.OnTestCurve = curves.Record
 	}
 	enc := json.NewEncoder(stdout)
 	run.Progress = prog
@@ -254,24 +225,6 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "interrupted: %d %s(s) had finished\n", sum.Runs, unit)
 	}
-	var sel train.CurveSelection
-	switch {
-	case err != nil: // a failed or interrupted run writes no curves or logits
-		if logits != nil {
-			logits.Abort()
-		}
-		if curves != nil {
-			curves.Abort()
-		}
-	default:
-		if logits != nil {
-			err = logits.Close()
-		}
-		if curves != nil {
-			s, cerr := curves.Close()
-			sel, err = s, errors.Join(err, cerr)
-		}
-	}
 	if err != nil && sum.Runs == 0 {
 		return err
 	}
@@ -279,7 +232,8 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		prog.Line("saved the run of best validation accuracy to %s", run.Save)
 	}
 	curve := ""
-	if curves != nil {
+	if run.TestCurves != nil && err == nil {
+		sel := run.TestCurves.Selection()
 		curve = fmt.Sprintf("test-curve reporting (selects on test labels; for comparison with papers only): %.2f ± %.2f %% at epoch %d, "+
 			"the best mean test accuracy over %d fold(s); curves in %s", 100*sel.MeanAcc, 100*sel.StdAcc, sel.Epoch, sel.FoldCount, f.testCurve)
 	}
