@@ -55,14 +55,13 @@ func New(m model.Model, name string, cfg model.Config, ds *data.Dataset, tc trai
 		cfg, _ = model.DefaultConfig(ds.Task, name) // nil for an unknown name, which Marshal then writes as null
 	}
 	c := &Checkpoint{Task: ds.Task, Model: name, Config: cfg, Dataset: ds.Name, DatasetSHA256: ds.Fingerprint(), Train: tc, Run: r}
+	c.Shape = model.DatasetShape(ds)
 	if ds.Task == data.GraphTask {
-		c.Shape = model.GraphShape(ds.Graph)
 		enc := ds.Graph.Encoding
 		enc.Blocks = slices.Clone(enc.Blocks)
 		c.Encoding = &enc
 		c.ClassNames = slices.Clone(ds.Graph.ClassNames)
 	} else {
-		c.Shape = model.NodeShape(ds.Node)
 		for k := range ds.Node.NumClasses {
 			c.ClassNames = append(c.ClassNames, strconv.Itoa(k))
 		}

@@ -161,6 +161,14 @@ func NewGraph(name string, cfg Config, shape Shape, seed uint64) (GraphModel, er
 	return gm, nil
 }
 
+// DatasetShape is the shape of a model for ds, of either task.
+func DatasetShape(ds *data.Dataset) Shape {
+	if ds.Task == data.GraphTask {
+		return GraphShape(ds.Graph)
+	}
+	return NodeShape(ds.Node)
+}
+
 // NodeShape is the shape of a node model for ds.
 func NodeShape(ds *data.NodeDataset) Shape {
 	return Shape{Features: ds.X.Cols(), Classes: ds.NumClasses}

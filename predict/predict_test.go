@@ -8,37 +8,17 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/prcaps/prcaps/internal/fixture"
+
 	"github.com/prcaps/prcaps/autodiff"
-	"github.com/prcaps/prcaps/checkpoint"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/predict"
-	"github.com/prcaps/prcaps/train"
 )
 
-// newPredictor makes an (untrained, seed 3) checkpoint of the task's
-// prcapsnet for ds and its predictor, and the model itself.
+// newPredictor is an untrained (seed 3) predictor for an embedded dataset.
 func newPredictor(t testing.TB, name string) (*predict.Predictor, model.Model, *data.Dataset) {
-	t.Helper()
-	ds, err := data.Load(name, data.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m model.Model
-	if ds.Task == data.GraphTask {
-		m, err = model.NewGraph("prcapsnet", nil, model.GraphShape(ds.Graph), 3)
-	} else {
-		m, err = model.NewNode("prcapsnet", nil, model.NodeShape(ds.Node), 3)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := model.DefaultConfig(ds.Task, "prcapsnet")
-	p, err := predict.New(checkpoint.New(m, "prcapsnet", cfg, ds, train.Config{}, train.Result{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, m, ds
+	return fixture.Predictor(t, name, 3)
 }
 
 func softmaxArgmax(logits []float32) (int, []float64) {

@@ -12,35 +12,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prcaps/prcaps/checkpoint"
+	"github.com/prcaps/prcaps/internal/fixture"
+
 	"github.com/prcaps/prcaps/data"
-	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/predict"
 	"github.com/prcaps/prcaps/serve"
-	"github.com/prcaps/prcaps/train"
 )
 
-// predictor is an untrained (seed 5) PR-CapsNet checkpoint of the task for
-// the embedded dataset name.
+// predictor is an untrained (seed 5) predictor for an embedded dataset.
 func predictor(t testing.TB, name string) (*predict.Predictor, *data.Dataset) {
-	t.Helper()
-	ds, err := data.Load(name, data.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m model.Model
-	if ds.Task == data.GraphTask {
-		m, err = model.NewGraph("prcapsnet", nil, model.GraphShape(ds.Graph), 5)
-	} else {
-		m, err = model.NewNode("prcapsnet", nil, model.NodeShape(ds.Node), 5)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := predict.New(checkpoint.New(m, "prcapsnet", nil, ds, train.Config{}, train.Result{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _, ds := fixture.Predictor(t, name, 5)
 	return p, ds
 }
 
