@@ -124,7 +124,7 @@ func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
 	if err != nil {
 		return nil, s, err
 	}
-	s.Params = CountParams(m0.Groups())
+	s.Params = model.CountParams(m0)
 	r := &graphRun{job: job, p: p, splits: splits, m0: m0, cost: float64(nodes) * float64(job.Config.Epochs),
 		results: make([]Result, len(splits)), errs: make([]error, len(splits))}
 	return r, s, nil

@@ -7,7 +7,6 @@ import (
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
-	"github.com/prcaps/prcaps/optim"
 )
 
 // NodeProtocol says how node-classification runs are split and repeated.
@@ -114,17 +113,6 @@ func (s *Summary) Summarise() {
 	}
 }
 
-// CountParams is the number of scalar parameters in groups.
-func CountParams(groups []optim.Group[float32]) int {
-	n := 0
-	for _, g := range groups {
-		for _, p := range g.Params {
-			n += p.Value.Len()
-		}
-	}
-	return n
-}
-
 // Builder makes a fresh model for one run from that run's seed.
 type Builder func(seed uint64) (model.NodeModel, error)
 
@@ -172,7 +160,7 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 			return fmt.Errorf("run %d (seed %d): %w", run, seed, err)
 		}
 		if run == 0 {
-			s.Params = CountParams(m.Groups())
+			s.Params = model.CountParams(m)
 		}
 		var cb func(Epoch)
 		if onEpoch != nil {
