@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -94,3 +95,8 @@ func (e *FileError) Unwrap() error { return e.Err }
 func fileErrorf(file string, line int, format string, args ...any) error {
 	return &FileError{File: file, Line: line, Err: fmt.Errorf(format, args...)}
 }
+
+// trimBOM drops a UTF-8 byte-order mark, which spreadsheet programs write
+// at the start of text files, so that it is not read as part of the first
+// value.
+func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }

@@ -84,11 +84,6 @@ func tuRead(src Source, name, suffix string, required bool) (tuFile, bool, error
 	return tuFile{path: src.Path(fname), data: trimBOM(b)}, true, nil
 }
 
-// trimBOM drops a UTF-8 byte-order mark, which spreadsheet programs write
-// at the start of text files, so that it is not read as part of the first
-// value.
-func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) }
-
 func tuLoad(src Source, name string, opt TUOptions) (*GraphDataset, error) {
 	// Read every file first, so that a missing required file is reported
 	// before any parse error in another.

@@ -7,23 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/prcaps/prcaps/predict"
 	"github.com/prcaps/prcaps/serve"
 )
-
-// stopContext is cancelled on the first SIGINT or SIGTERM, after which the
-// signals have their default effect again, so a second one ends the
-// process (tests replace it).
-var stopContext = func() (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	context.AfterFunc(ctx, stop)
-	return ctx, stop
-}
 
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", "Serves a model saved by prcaps train --save over HTTP: POST /predict (JSON graphs for a graph\n"+
