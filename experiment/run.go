@@ -47,12 +47,8 @@ type Run struct {
 func (r Run) Describe() string {
 	ds, tc := r.Dataset, r.TrainConfig()
 	if ds.Task == data.GraphTask {
-		nodes := 0
-		for _, s := range ds.Graph.Graphs {
-			nodes += s.Graph.N
-		}
 		return fmt.Sprintf("%s on %s (%d graphs, %d nodes, %d features, %d classes; from %s), %s, %d epochs, batch %d",
-			r.ModelName(), ds.Name, len(ds.Graph.Graphs), nodes, ds.Graph.NumFeatures, ds.Graph.NumClasses, ds.From,
+			r.ModelName(), ds.Name, len(ds.Graph.Graphs), ds.Stats().TotalNodes, ds.Graph.NumFeatures, ds.Graph.NumClasses, ds.From,
 			r.Graph.Name(), tc.Epochs, r.batchSize())
 	}
 	return fmt.Sprintf("%s on %s (%d nodes, %d features, %d classes; from %s), %s, %d epochs",
