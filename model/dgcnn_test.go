@@ -13,19 +13,11 @@ import (
 func TestDGCNNLearnsCommunities(t *testing.T) {
 	ds := twoCommunities(t, 400, 3)
 	split := data.RandomSplit(ds.Y, 0, 0.6, 0.2)
-	m, err := model.NewNode("dgcnn", nil, model.NodeShape(ds), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := train.RunNode(m, ds, split, train.Recipe(data.NodeTask, "dgcnn"), 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.TestAcc < 0.85 {
-		t.Errorf("dgcnn: test accuracy %.3f on two communities, want ≥ 0.85", r.TestAcc)
+	if acc := testAccuracy(t, "dgcnn", ds, split); acc < 0.85 {
+		t.Errorf("dgcnn: test accuracy %.3f on two communities, want ≥ 0.85", acc)
 	}
 	cora := model.LoadEmbeddedCora(t)
-	m, err = model.NewNode("dgcnn", nil, model.NodeShape(cora), 0)
+	m, err := model.NewNode("dgcnn", nil, model.NodeShape(cora), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

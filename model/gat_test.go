@@ -13,16 +13,8 @@ func TestGATLearnsCommunities(t *testing.T) {
 	ds := twoCommunities(t, 400, 2)
 	split := data.RandomSplit(ds.Y, 0, 0.6, 0.2)
 	for _, name := range []string{"gat", "gatv2"} {
-		m, err := model.NewNode(name, nil, model.NodeShape(ds), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := train.RunNode(m, ds, split, train.Recipe(data.NodeTask, name), 0, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r.TestAcc < 0.85 {
-			t.Errorf("%s: test accuracy %.3f on two communities, want ≥ 0.85", name, r.TestAcc)
+		if acc := testAccuracy(t, name, ds, split); acc < 0.85 {
+			t.Errorf("%s: test accuracy %.3f on two communities, want ≥ 0.85", name, acc)
 		}
 	}
 }

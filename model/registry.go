@@ -137,28 +137,26 @@ func New(task data.Task, name string, cfg Config, shape Shape, seed uint64) (Mod
 
 // NewNode builds a node-classification model (see New).
 func NewNode(name string, cfg Config, shape Shape, seed uint64) (NodeModel, error) {
-	m, err := New(data.NodeTask, name, cfg, shape, seed)
-	if err != nil {
-		return nil, err
-	}
-	nm, ok := m.(NodeModel)
-	if !ok {
-		return nil, fmt.Errorf("model: %s is registered for node classification but is a %T", name, m)
-	}
-	return nm, nil
+	return newAs[NodeModel](data.NodeTask, name, cfg, shape, seed)
 }
 
 // NewGraph builds a graph-classification model (see New).
 func NewGraph(name string, cfg Config, shape Shape, seed uint64) (GraphModel, error) {
-	m, err := New(data.GraphTask, name, cfg, shape, seed)
+	return newAs[GraphModel](data.GraphTask, name, cfg, shape, seed)
+}
+
+// newAs is New, checking that the model is an M.
+func newAs[M Model](task data.Task, name string, cfg Config, shape Shape, seed uint64) (M, error) {
+	var zero M
+	m, err := New(task, name, cfg, shape, seed)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	gm, ok := m.(GraphModel)
+	mm, ok := m.(M)
 	if !ok {
-		return nil, fmt.Errorf("model: %s is registered for graph classification but is a %T", name, m)
+		return zero, fmt.Errorf("model: %s is registered for %s classification but is a %T", name, task, m)
 	}
-	return gm, nil
+	return mm, nil
 }
 
 // DatasetShape is the shape of a model for ds, of either task.

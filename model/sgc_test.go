@@ -43,6 +43,21 @@ func twoCommunities(t *testing.T, n int, seed uint64) *data.NodeDataset {
 	return &data.NodeDataset{Name: "two-communities", Graph: g, X: data.Features{Dense: x}, Y: y, NumClasses: 2}
 }
 
+// testAccuracy trains the node model name (its defaults and recipe, seed
+// 0) on split of ds and returns its test accuracy.
+func testAccuracy(t *testing.T, name string, ds *data.NodeDataset, split data.Split) float64 {
+	t.Helper()
+	m, err := model.NewNode(name, nil, model.NodeShape(ds), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := train.RunNode(m, ds, split, train.Recipe(data.NodeTask, name), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.TestAcc
+}
+
 // SGC and SSGC learn the two communities through the graph: well, and far
 // better than on the same features without the edges.
 func TestSGCLearnsCommunities(t *testing.T) {
@@ -50,19 +65,8 @@ func TestSGCLearnsCommunities(t *testing.T) {
 	noEdges := *ds
 	noEdges.Graph = &data.Graph{N: ds.Graph.N, Ptr: make([]int32, ds.Graph.N+1)}
 	split := data.RandomSplit(ds.Y, 0, 0.6, 0.2)
-	acc := func(name string, ds *data.NodeDataset) float64 {
-		m, err := model.NewNode(name, nil, model.NodeShape(ds), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := train.RunNode(m, ds, split, train.Recipe(data.NodeTask, name), 0, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.TestAcc
-	}
 	for _, name := range []string{"sgc", "ssgc"} {
-		with, without := acc(name, ds), acc(name, &noEdges)
+		with, without := testAccuracy(t, name, ds, split), testAccuracy(t, name, &noEdges, split)
 		if with < 0.85 || with < without+0.1 {
 			t.Errorf("%s: test accuracy %.3f with the graph, %.3f without; want ≥ 0.85 and 0.1 better", name, with, without)
 		}
