@@ -21,10 +21,11 @@ import (
 	"github.com/prcaps/prcaps/train"
 )
 
-// trainFlags are the flags of `prcaps train`. The model's own options
-// (--hidden, --k, ...) are read from the registered models' configuration
-// structs (modelFlags); the training flags override the model's recipe
-// (train.Recipe) only when given.
+// trainFlags are the flags of `prcaps train`. The models' options (--hidden,
+// --k, ...), the training configuration's (--lr, ...) and the protocols'
+// (--seeds, --folds, ...) are bound from their structs' tags (package
+// option) and change the model's defaults, its recipe (train.Recipe) and
+// the protocol only when given.
 type trainFlags struct {
 	model, dataset, root, task          string
 	edges, features, labels, cpuProfile string
