@@ -18,6 +18,8 @@ import (
 //     decay 5e-4, stopping after 100 epochs without a better validation
 //     accuracy (their patience), at most 1,000 epochs: at 200 the best
 //     validation epoch was the last or nearly (docs/notes/baselines.md);
+//   - node qgcn: the authors' repository defaults, Adam at lr 0.01 with no
+//     weight decay, at most 2,000 epochs with patience 100;
 //   - node gcn, dgcnn (whose published lr 1e-4 underfits 200 epochs of node
 //     classification: docs/notes/baselines.md), and any node model without
 //     a recipe: DefaultConfig (Kipf &
@@ -40,6 +42,8 @@ func Recipe(task data.Task, model string) Config {
 		return Config{Epochs: 100, LR: 0.2, WeightDecay: 1e-5, Optimizer: "adam"}
 	case task == data.NodeTask && (model == "gat" || model == "gatv2"):
 		return Config{Epochs: 1000, Patience: 100, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adam"}
+	case task == data.NodeTask && model == "qgcn":
+		return Config{Epochs: 2000, Patience: 100, LR: 0.01, Optimizer: "adam"}
 	case task == data.GraphTask && model == "prcapsnet":
 		return Config{Epochs: 100, LR: 0.005, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1, LRSchedule: ScheduleStep}
 	case task == data.GraphTask:

@@ -1,0 +1,151 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/manifold"
+	"github.com/prcaps/prcaps/nn"
+	"github.com/prcaps/prcaps/optim"
+	"github.com/prcaps/prcaps/tensor"
+)
+
+func init() {
+	Register(Spec{
+		Name: "qgcn", Task: data.NodeTask,
+		Summary: "Q-GCN: a pseudo-Riemannian graph convolution, then a tangent-space linear decoder (Xiong et al. 2022)",
+		Default: func() Config { c := DefaultQGCNConfig(); return &c },
+		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
+			return NewQGCN(*cfg.(*QGCNConfig), shape, seed)
+		},
+	})
+}
+
+// QGCNConfig configures Q-GCN as the authors' repository runs node
+// classification by default: its "2 layers" are one nn.QGCNConv from the
+// input features to Q_{s,t} with tangent width Hidden = s + t, and HGCN's
+// linear decoder on loĝ_o of the result; time dimension t = 1, curvature
+// β = −1 fixed, no dropout, raw features. Zero fields take these defaults,
+// except Dropout and the booleans.
+type QGCNConfig struct {
+	Hidden  int     `opt:"hidden" help:"qgcn: tangent width s + t of the manifold Q_{s,t}, 2 to 65536 (default 128)"`
+	TimeDim int     `opt:"time-dim" help:"qgcn: time dimension t of Q_{s,t}, 1 to hidden (default 1)"`
+	Beta    float64 `opt:"beta" help:"qgcn: curvature β of Q, below −1e-4 (default −1)"`
+	// LearnCurvature trains β; Q-GCN's default keeps it fixed (c = −1).
+	LearnCurvature    bool    `opt:"learn-curvature" help:"qgcn: train the curvature β instead of keeping it fixed"`
+	Dropout           float64 `opt:"dropout"`
+	NormalizeFeatures bool    `opt:"normalize-features"`
+}
+
+// DefaultQGCNConfig is the authors' default: tangent width 128, t = 1,
+// β = −1 fixed, no dropout, raw features.
+func DefaultQGCNConfig() QGCNConfig { return QGCNConfig{Hidden: 128, TimeDim: 1, Beta: -1} }
+
+func (c QGCNConfig) withDefaults() QGCNConfig {
+	if c.Hidden == 0 {
+		c.Hidden = 128
+	}
+	if c.TimeDim == 0 {
+		c.TimeDim = 1
+	}
+	if c.Beta == 0 {
+		c.Beta = -1
+	}
+	return c
+}
+
+// Validate reports an invalid field.
+func (c QGCNConfig) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.Hidden < 2 || c.Hidden > MaxWidth:
+		return fmt.Errorf("hidden width %d must be in [2, %d]", c.Hidden, MaxWidth)
+	case c.TimeDim < 1 || c.TimeDim > c.Hidden:
+		return fmt.Errorf("time dimension %d must be in [1, hidden width %d]", c.TimeDim, c.Hidden)
+	case !(c.Beta < -manifold.BetaOffset) || c.Beta < -1e6:
+		return fmt.Errorf("curvature β %v must be in [−1e6, −1e-4)", c.Beta)
+	case !(c.Dropout >= 0 && c.Dropout < 1):
+		return fmt.Errorf("dropout %v must be in [0, 1)", c.Dropout)
+	}
+	return nil
+}
+
+// dims is the manifold Q_{s,t} of the hidden layer.
+func (c QGCNConfig) dims() manifold.Dims {
+	return manifold.Dims{S: c.Hidden - c.TimeDim, T: c.TimeDim}
+}
+
+// EstimateBytes implements MemoryEstimator: the input weights and about
+// twenty nodes × width matrices recorded by the manifold maps.
+func (c QGCNConfig) EstimateBytes(shape Shape, nodes, arcs int) int64 {
+	c = c.withDefaults()
+	w := int64(c.Hidden + 1)
+	params := int64(shape.Features)*w + w*int64(shape.Classes)
+	return floatBytes * (4*params + 20*int64(nodes)*w + int64(arcs+nodes))
+}
+
+// QGCN is Q-GCN for node classification: dropout → nn.QGCNConv onto Q →
+// loĝ_o → dropout → Linear.
+type QGCN struct {
+	cfg    QGCNConfig
+	shape  Shape
+	conv   *nn.QGCNConv[float32]
+	dec    *nn.Linear[float32]
+	rho    *autodiff.Var[float32]
+	in     nodeInput
+	hidden manifold.Dims
+}
+
+// NewQGCN builds Q-GCN for shape with weights drawn from seed.
+func NewQGCN(cfg QGCNConfig, shape Shape, seed uint64) (*QGCN, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 9))
+	d := cfg.dims()
+	return &QGCN{
+		cfg: cfg, shape: shape, hidden: d,
+		conv: nn.NewQGCNConv[float32]("conv", shape.Features, d, rng),
+		dec:  nn.NewLinear[float32]("decoder", cfg.Hidden, shape.Classes, true, rng),
+		rho:  manifold.NewCurvatureParam[float32]("curvature", cfg.Beta),
+		in:   nodeInput{normalize: cfg.NormalizeFeatures, operator: meanOperator},
+	}, nil
+}
+
+// meanOperator is the row-normalised D̃⁻¹(A+I), Q-GCN's (and HGCN's)
+// default adjacency.
+func meanOperator(a *tensor.CSR[float32], g *data.Graph, _ *[]float64) {
+	nn.MeanAggInto(a, g.N, g.Ptr, g.Src)
+}
+
+// tangent records loĝ_o of the convolution's output, the decoder's input.
+func (m *QGCN) tangent(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	m.in.prepare("qgcn", m.shape, g, x)
+	beta := manifold.Beta(t, m.rho)
+	xs := m.in.x.Apply(m.cfg.Dropout, rng, training)
+	return manifold.LogO(t, m.conv.ForwardSparse(t, &m.in.adj, xs, beta), beta, m.hidden)
+}
+
+// Forward records the logits of every node.
+func (m *QGCN) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	h := autodiff.Dropout(t, m.tangent(t, g, x, training, rng), m.cfg.Dropout, rng, training)
+	return m.dec.Forward(t, h)
+}
+
+// Embed records the decoder's input, loĝ_o of each node's point on Q
+// (evaluation mode).
+func (m *QGCN) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Features) *autodiff.Var[float32] {
+	return m.tangent(t, g, x, false, nil)
+}
+
+// Groups returns the weights and the curvature (not decayed; frozen unless
+// LearnCurvature).
+func (m *QGCN) Groups() []optim.Group[float32] {
+	return []optim.Group[float32]{
+		{Name: "weights", Params: append(m.conv.Params(), m.dec.Params()...)},
+		{Name: "curvature", Params: []*autodiff.Var[float32]{m.rho}, NoWeightDecay: true, Frozen: !m.cfg.LearnCurvature},
+	}
+}
