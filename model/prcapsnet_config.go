@@ -34,7 +34,7 @@ type PRCapsConfig struct {
 	T int `opt:"t" help:"prcapsnet: time-like capsule dimensions t, 1 to 64; the time block has t+1 (default 9)"`
 	// Layers is the number of node-level routing layers L (default 1, as
 	// in the authors' code; the paper's text says 3).
-	Layers int `opt:"layers" help:"prcapsnet: routing layers L, 1 to 16 (default 1, the authors' code; the paper's text says 3)"`
+	Layers int `opt:"layers" help:"prcapsnet: routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3); tgnn: message-passing layers, 1 to 32"`
 
 	Routing    Routing    `opt:"routing" help:"prcapsnet: acr, pcr, euclidean (Caps only) or none (PR only)"`
 	Classifier Classifier `opt:"classifier" help:"prcapsnet: prcc or linear"`

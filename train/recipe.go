@@ -20,6 +20,9 @@ import (
 //     validation epoch was the last or nearly (docs/notes/baselines.md);
 //   - node qgcn: the authors' repository defaults, Adam at lr 0.01 with no
 //     weight decay, at most 2,000 epochs with patience 100;
+//   - node tgnn: Luo et al.'s defaults, Adam at lr 0.001 with weight decay
+//     5e-4, 500 epochs (prcaps tune searches the rate with the model's
+//     options);
 //   - node gcn, dgcnn (whose published lr 1e-4 underfits 200 epochs of node
 //     classification: docs/notes/baselines.md), and any node model without
 //     a recipe: DefaultConfig (Kipf &
@@ -44,6 +47,8 @@ func Recipe(task data.Task, model string) Config {
 		return Config{Epochs: 1000, Patience: 100, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adam"}
 	case task == data.NodeTask && model == "qgcn":
 		return Config{Epochs: 2000, Patience: 100, LR: 0.01, Optimizer: "adam"}
+	case task == data.NodeTask && model == "tgnn":
+		return Config{Epochs: 500, LR: 0.001, WeightDecay: 5e-4, Optimizer: "adam"}
 	case task == data.GraphTask && model == "prcapsnet":
 		return Config{Epochs: 100, LR: 0.005, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1, LRSchedule: ScheduleStep}
 	case task == data.GraphTask:

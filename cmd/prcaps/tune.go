@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/experiment"
+	"github.com/prcaps/prcaps/option"
+	"github.com/prcaps/prcaps/report"
+	"github.com/prcaps/prcaps/train"
+)
+
+// tuneFlags are the flags of `prcaps tune`.
+type tuneFlags struct {
+	grid, dataset, root, log string
+	node                     train.NodeProtocol
+	asJSON, quiet            bool
+}
+
+func runTune(args []string, stdout, stderr io.Writer) error {
+	f := tuneFlags{node: train.NodeProtocol{Seeds: 10}}
+	fs := newFlagSet("tune", "Grid search of a node model's options on validation accuracy only: every configuration of the grid\n"+
+		"file trains under the protocol, the best mean validation accuracy wins (ties: the first in grid order), and\n"+
+		"only then is the winner scored on the test nodes, once. Finished configurations go to --log as they end,\n"+
+		"so an interrupted search resumes where it stopped. Grid file (JSON):\n"+
+		`  {"model": "tgnn", "options": {"layers": [2, 3], "hidden": [64, 256], "norm": ["none", "layer"], "lr": [0.01, 0.001]}}`+"\n"+
+		"Options are the model's and the training options (lr, wd, epochs, optimizer, ...), named as train's flags.", stderr)
+	fs.StringVar(&f.grid, "grid", "", "grid file (JSON, required)")
+	fs.StringVar(&f.dataset, "dataset", "cora", "node dataset name (case-insensitive) or path to a .npz file")
+	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora is embedded")
+	fs.StringVar(&f.log, "log", "", "trial log (JSON lines) to resume from and append to (default: <grid>-<dataset>.jsonl beside the grid file)")
+	fs.BoolVar(&f.asJSON, "json", false, "print every trial and the chosen configuration's summary as JSON lines")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	proto := option.Bind(fs, &f.node)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := proto.Apply(&f.node); err != nil {
+		return usageError{err.Error()}
+	}
+	if f.grid == "" {
+		return usagef("--grid FILE is required (see prcaps tune -h)")
+	}
+	grid, err := experiment.ReadGrid(f.grid)
+	if err != nil {
+		return usageError{"--grid " + err.Error()}
+	}
+	if err := checkRoot(f.root, isSet(fs, "data")); err != nil {
+		return err
+	}
+	ds, err := data.Load(f.dataset, data.Options{Root: f.root})
+	if err != nil {
+		return err
+	}
+	if ds.Task != data.NodeTask {
+		return usagef("--dataset %s: tune searches node-classification models; %s is a graph dataset", f.dataset, ds.Name)
+	}
+	if f.log == "" {
+		base := strings.TrimSuffix(f.grid, filepath.Ext(f.grid))
+		f.log = fmt.Sprintf("%s-%s.jsonl", base, strings.ToLower(ds.Name))
+	}
+	ctx, stop := stopContext()
+	defer stop()
+	f.node.Stop = ctx.Done()
+	res, err := experiment.Tune{Grid: grid, Dataset: ds, Node: f.node, Log: f.log,
+		Progress: report.NewProgress(stderr, f.quiet)}.Do()
+	if err != nil {
+		return err
+	}
+	best := res.Trials[res.Best]
+	if f.asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, tr := range res.Trials {
+			if err := enc.Encode(tr); err != nil {
+				return err
+			}
+		}
+		return enc.Encode(struct {
+			Chosen map[string]string `json:"chosen"`
+			train.Summary
+		}{best.Options, res.Final})
+	}
+	fmt.Fprintf(stdout, "%s on %s, %s: %d configurations (%d from %s)\n", grid.Model, ds.Name, f.node.Name(), len(res.Trials), res.Reused, f.log)
+	fmt.Fprintf(stdout, "chosen on validation: %s (val %.4f ± %.4f)\n", optionsText(best.Options), best.ValMean, best.ValStd)
+	fmt.Fprintf(stdout, "test: %.4f ± %.4f over %d runs, %d parameters, %.2f s per run\n",
+		res.Final.MeanAcc, res.Final.StdAcc, res.Final.Runs, res.Final.Params, res.Final.SecondsPerRun)
+	return nil
+}
+
+// optionsText is an assignment as the flags that reproduce it.
+func optionsText(a map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		parts = append(parts, "--"+k+" "+a[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -1,0 +1,391 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/option"
+	"github.com/prcaps/prcaps/train"
+)
+
+// Grid is a hyperparameter search space for a node model: every
+// combination of the listed values of its options, which are the model's
+// options and the training options (lr, wd, epochs, ...) by their flag
+// names. In JSON:
+//
+//	{"model": "tgnn", "options": {"layers": [2, 3], "norm": ["none", "layer"], "lr": [0.01, 0.001]}}
+//
+// Options not listed keep the model's defaults and its training recipe.
+type Grid struct {
+	Model   string
+	Options map[string][]string // values as on the command line
+}
+
+// ReadGrid parses a grid file. It names the file and the problem for
+// malformed JSON, unknown fields, an empty or non-scalar value list or a
+// grid without options; Tune.Do checks the names and values themselves.
+func ReadGrid(path string) (Grid, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Grid{}, err
+	}
+	var raw struct {
+		Model   string                       `json:"model"`
+		Options map[string][]json.RawMessage `json:"options"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return Grid{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if raw.Model == "" {
+		return Grid{}, fmt.Errorf("%s: no \"model\"", path)
+	}
+	if len(raw.Options) == 0 {
+		return Grid{}, fmt.Errorf("%s: no \"options\" to search", path)
+	}
+	g := Grid{Model: raw.Model, Options: map[string][]string{}}
+	for name, vals := range raw.Options {
+		if len(vals) == 0 {
+			return Grid{}, fmt.Errorf("%s: option %q has no values", path, name)
+		}
+		for _, v := range vals {
+			s, err := scalarText(v)
+			if err != nil {
+				return Grid{}, fmt.Errorf("%s: option %q: %w", path, name, err)
+			}
+			if slices.Contains(g.Options[name], s) {
+				return Grid{}, fmt.Errorf("%s: option %q lists %s twice", path, name, s)
+			}
+			g.Options[name] = append(g.Options[name], s)
+		}
+	}
+	return g, nil
+}
+
+// scalarText is a JSON number, string or boolean as command-line text.
+func scalarText(v json.RawMessage) (string, error) {
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return "", err
+	}
+	switch x := x.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case float64:
+		return string(bytes.TrimSpace(v)), nil
+	}
+	return "", fmt.Errorf("value %s is not a number, string or boolean", v)
+}
+
+// names returns the grid's option names, sorted.
+func (g Grid) names() []string {
+	names := make([]string, 0, len(g.Options))
+	for n := range g.Options {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Assignments lists every combination, in a fixed order: option names
+// sorted, the first name varying slowest, each name's values in the
+// grid's order.
+func (g Grid) Assignments() []map[string]string {
+	names := g.names()
+	out := []map[string]string{{}}
+	for _, n := range names {
+		var next []map[string]string
+		for _, a := range out {
+			for _, v := range g.Options[n] {
+				b := make(map[string]string, len(a)+1)
+				for k, x := range a {
+					b[k] = x
+				}
+				b[n] = v
+				next = append(next, b)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// assignmentText is a canonical one-line form, "a=1 b=x".
+func assignmentText(a map[string]string) string {
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + a[k]
+	}
+	return strings.Join(parts, " ")
+}
+
+// Configs applies an assignment to the model's default configuration and
+// its training recipe for task. A name that is neither a model option nor
+// a training option, and a value either rejects, is an error.
+func Configs(task data.Task, name string, a map[string]string) (model.Config, train.Config, error) {
+	mc, err := model.DefaultConfig(task, name)
+	if err != nil {
+		return nil, train.Config{}, err
+	}
+	tc := train.Recipe(task, name)
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		err := option.Set(mc, k, a[k])
+		if errors.Is(err, option.ErrUnknown) {
+			err = option.Set(&tc, k, a[k])
+			if errors.Is(err, option.ErrUnknown) {
+				return nil, tc, fmt.Errorf("option %q is neither a %s option nor a training option", k, name)
+			}
+		}
+		if err != nil {
+			return nil, tc, err
+		}
+	}
+	if err := mc.Validate(); err != nil {
+		return nil, tc, fmt.Errorf("%s: %w", assignmentText(a), err)
+	}
+	if err := tc.Validate(); err != nil {
+		return nil, tc, fmt.Errorf("%s: %w", assignmentText(a), err)
+	}
+	return mc, tc, nil
+}
+
+// Trial is one configuration of a grid search and its validation score:
+// the mean and standard deviation of the best-epoch validation accuracy
+// over the protocol's runs. It holds no test accuracy: the search never
+// sees one.
+type Trial struct {
+	Dataset     string            `json:"dataset"`
+	Fingerprint string            `json:"fingerprint"`
+	Model       string            `json:"model"`
+	Protocol    string            `json:"protocol"`
+	FirstSeed   uint64            `json:"first_seed"`
+	Options     map[string]string `json:"options"`
+	ValMean     float64           `json:"val_mean"`
+	ValStd      float64           `json:"val_std"`
+	Params      int               `json:"params"`
+	Seconds     float64           `json:"seconds_per_run"`
+}
+
+func (t Trial) key() string {
+	return strings.Join([]string{t.Fingerprint, t.Model, t.Protocol, strconv.FormatUint(t.FirstSeed, 10), assignmentText(t.Options)}, "\x00")
+}
+
+// Tune is a grid search on validation accuracy for a node model, the
+// selection Luo et al. (2024) make for their tuned classic GNNs: every
+// configuration trains under the protocol, the one of highest mean
+// validation accuracy (ties: the first in grid order) is chosen, and only
+// then is it scored on the test nodes, once.
+type Tune struct {
+	Grid    Grid
+	Dataset *data.Dataset // a node dataset
+	Node    train.NodeProtocol
+	// Log is a file of finished trials, one JSON Trial per line. Trials
+	// found there for the same data, model, protocol and options are not
+	// trained again, so an interrupted search resumes; new ones are
+	// appended as they finish. Empty: no log.
+	Log      string
+	Progress Progress
+}
+
+// TuneResult is a finished search.
+type TuneResult struct {
+	Trials []Trial // in grid order
+	Best   int     // index of the chosen trial
+	// Reused counts the trials read from the log instead of trained.
+	Reused int
+	// Final is the chosen configuration's protocol run, with its test
+	// accuracy.
+	Final train.Summary
+}
+
+// Do runs the search. Every assignment is checked before any training.
+func (t Tune) Do() (TuneResult, error) {
+	ds := t.Dataset
+	if ds == nil || ds.Task != data.NodeTask {
+		return TuneResult{}, fmt.Errorf("experiment: tune needs a node-classification dataset")
+	}
+	if _, err := model.Lookup(data.NodeTask, t.Grid.Model); err != nil {
+		return TuneResult{}, err
+	}
+	progress := t.Progress
+	if progress == nil {
+		progress = noProgress{}
+	}
+	assigns := t.Grid.Assignments()
+	type cfgs struct {
+		mc model.Config
+		tc train.Config
+	}
+	all := make([]cfgs, len(assigns))
+	for i, a := range assigns {
+		mc, tc, err := Configs(data.NodeTask, t.Grid.Model, a)
+		if err != nil {
+			return TuneResult{}, fmt.Errorf("grid: %w", err)
+		}
+		all[i] = cfgs{mc, tc}
+	}
+	base := Trial{Dataset: ds.Name, Fingerprint: ds.Fingerprint(), Model: t.Grid.Model,
+		Protocol: t.Node.Name(), FirstSeed: t.Node.FirstSeed}
+	done, err := readTrials(t.Log)
+	if err != nil {
+		return TuneResult{}, err
+	}
+	res := TuneResult{Best: -1}
+	for i, a := range assigns {
+		tr := base
+		tr.Options = a
+		label := fmt.Sprintf("trial %d/%d", i+1, len(assigns))
+		if old, ok := done[tr.key()]; ok {
+			tr = old
+			res.Reused++
+			progress.Line("%s %s: val %.4f ± %.4f (from %s)", label, assignmentText(a), tr.ValMean, tr.ValStd, t.Log)
+		} else {
+			sum, err := t.run(all[i].mc, all[i].tc, label)
+			if err != nil {
+				return res, fmt.Errorf("%s (%s): %w", label, assignmentText(a), err)
+			}
+			tr.ValMean, tr.ValStd = valStats(sum)
+			tr.Params, tr.Seconds = sum.Params, sum.SecondsPerRun
+			if err := appendTrial(t.Log, tr); err != nil {
+				return res, err
+			}
+			progress.Line("%s %s: val %.4f ± %.4f, %.2f s per run", label, assignmentText(a), tr.ValMean, tr.ValStd, tr.Seconds)
+		}
+		res.Trials = append(res.Trials, tr)
+		if res.Best < 0 || tr.ValMean > res.Trials[res.Best].ValMean {
+			res.Best = i
+		}
+	}
+	best := res.Trials[res.Best]
+	progress.Line("chosen on validation: %s (val %.4f ± %.4f); now its test score", assignmentText(best.Options), best.ValMean, best.ValStd)
+	res.Final, err = t.run(all[res.Best].mc, all[res.Best].tc, "chosen")
+	if err != nil {
+		return res, err
+	}
+	if v, _ := valStats(res.Final); v != best.ValMean {
+		return res, fmt.Errorf("experiment: the chosen configuration scored val %.6f in the search and %.6f when rerun; the runs are not reproducible",
+			best.ValMean, v)
+	}
+	return res, nil
+}
+
+func (t Tune) run(mc model.Config, tc train.Config, label string) (train.Summary, error) {
+	return Run{Model: t.Grid.Model, Config: mc, Train: tc, Dataset: t.Dataset, Node: t.Node,
+		Progress: t.Progress, Label: label}.Do()
+}
+
+// valStats is the mean and (population) standard deviation of the runs'
+// validation accuracies, as Summary reports the test accuracy's.
+func valStats(s train.Summary) (mean, std float64) {
+	if len(s.Results) == 0 {
+		return s.MeanValAcc, 0
+	}
+	for _, r := range s.Results {
+		mean += r.ValAcc
+	}
+	mean /= float64(len(s.Results))
+	for _, r := range s.Results {
+		std += (r.ValAcc - mean) * (r.ValAcc - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(s.Results)))
+}
+
+// readTrials loads a trial log by key. A missing file is an empty log. A
+// malformed last line (a write cut short) is cut off the file, so that
+// appending continues after the last whole record; any other malformed line
+// is an error naming the file and line.
+func readTrials(path string) (map[string]Trial, error) {
+	done := map[string]Trial{}
+	if path == "" {
+		return done, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return done, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	good := 0 // bytes up to the end of the last whole record
+	for line := 1; good < len(b); line++ {
+		n := bytes.IndexByte(b[good:], '\n')
+		last := n < 0
+		if last {
+			n = len(b) - good
+		}
+		text := bytes.TrimSpace(b[good : good+n])
+		if len(text) > 0 {
+			var tr Trial
+			if err := json.Unmarshal(text, &tr); err != nil || tr.Options == nil {
+				if last {
+					break
+				}
+				return nil, fmt.Errorf("%s:%d: not a trial record", path, line)
+			}
+			done[tr.key()] = tr
+		}
+		if last {
+			good = len(b)
+			break
+		}
+		good += n + 1
+	}
+	if good < len(b) {
+		if err := os.Truncate(path, int64(good)); err != nil {
+			return nil, err
+		}
+	}
+	return done, nil
+}
+
+// appendTrial appends tr to the log as one line, written in one call and
+// synced, so that a crash leaves at most a cut-short last line.
+func appendTrial(path string, tr Trial) error {
+	if path == "" {
+		return nil
+	}
+	b, err := json.Marshal(tr)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	// A last record without its newline (written by hand, say) must not
+	// run into this one.
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		end := make([]byte, 1)
+		if _, err := f.ReadAt(end, st.Size()-1); err == nil && end[0] != '\n' {
+			b = append([]byte{'\n'}, b...)
+		}
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
