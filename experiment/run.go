@@ -41,6 +41,9 @@ type Run struct {
 	// each under Label (e.g. "t3 GCN Cora"; empty: none).
 	Progress Progress
 	Label    string
+	// HideTest leaves the test accuracy out of the progress lines, for
+	// runs whose choice must not see it (Tune's trials).
+	HideTest bool
 }
 
 // Describe is one line saying what the run trains, on what and how.
@@ -83,8 +86,13 @@ func (r Run) hooks() (func(int, train.Epoch), func(int, train.Result)) {
 		}
 	}
 	onRun := func(i int, res train.Result) {
-		r.Progress.Line("%s %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2f s",
-			unit, i+1, runs, res.Seed, res.TestAcc, res.BestEpoch, res.ValAcc, res.Seconds)
+		if r.HideTest {
+			r.Progress.Line("%s %d/%d (seed %d): val %.4f at best-val epoch %d, %.2f s",
+				unit, i+1, runs, res.Seed, res.ValAcc, res.BestEpoch, res.Seconds)
+		} else {
+			r.Progress.Line("%s %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2f s",
+				unit, i+1, runs, res.Seed, res.TestAcc, res.BestEpoch, res.ValAcc, res.Seconds)
+		}
 		if r.OnRun != nil {
 			r.OnRun(i, res)
 		}

@@ -259,7 +259,7 @@ func (t Tune) Do() (TuneResult, error) {
 			res.Reused++
 			progress.Line("%s %s: val %.4f ± %.4f (from %s)", label, assignmentText(a), tr.ValMean, tr.ValStd, t.Log)
 		} else {
-			sum, err := t.run(all[i].mc, all[i].tc, label)
+			sum, err := t.run(all[i].mc, all[i].tc, label, true)
 			if err != nil {
 				return res, fmt.Errorf("%s (%s): %w", label, assignmentText(a), err)
 			}
@@ -277,7 +277,7 @@ func (t Tune) Do() (TuneResult, error) {
 	}
 	best := res.Trials[res.Best]
 	progress.Line("chosen on validation: %s (val %.4f ± %.4f); now its test score", assignmentText(best.Options), best.ValMean, best.ValStd)
-	res.Final, err = t.run(all[res.Best].mc, all[res.Best].tc, "chosen")
+	res.Final, err = t.run(all[res.Best].mc, all[res.Best].tc, "chosen", false)
 	if err != nil {
 		return res, err
 	}
@@ -288,9 +288,11 @@ func (t Tune) Do() (TuneResult, error) {
 	return res, nil
 }
 
-func (t Tune) run(mc model.Config, tc train.Config, label string) (train.Summary, error) {
+// run trains one configuration under the protocol; a trial's progress
+// (hideTest) shows no test accuracy.
+func (t Tune) run(mc model.Config, tc train.Config, label string, hideTest bool) (train.Summary, error) {
 	return Run{Model: t.Grid.Model, Config: mc, Train: tc, Dataset: t.Dataset, Node: t.Node,
-		Progress: t.Progress, Label: label}.Do()
+		Progress: t.Progress, Label: label, HideTest: hideTest}.Do()
 }
 
 // valStats is the mean and (population) standard deviation of the runs'

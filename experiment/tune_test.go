@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -84,9 +85,20 @@ func TestTuneChoosesOnValidationAndResumes(t *testing.T) {
 		Grid:    Grid{Model: "gcn", Options: map[string][]string{"hidden": {"4", "16"}, "epochs": {"3", "6"}}},
 		Dataset: ds, Node: train.NodeProtocol{Seeds: 2}, Log: log,
 	}
+	var lines []string
+	tune.Progress = linesProgress{&lines}
 	res, err := tune.Do()
 	if err != nil {
 		t.Fatal(err)
+	}
+	tune.Progress = nil
+	for i, l := range lines { // the search's progress shows no test score
+		if strings.HasPrefix(l, "chosen") {
+			break
+		}
+		if strings.Contains(l, "test") {
+			t.Errorf("progress line %d shows a test score: %s", i, l)
+		}
 	}
 	if len(res.Trials) != 4 || res.Reused != 0 {
 		t.Fatalf("%d trials, %d reused", len(res.Trials), res.Reused)
@@ -144,3 +156,10 @@ func TestTuneNeedsNodeDataset(t *testing.T) {
 		t.Errorf("graph dataset: %v", err)
 	}
 }
+
+type linesProgress struct{ lines *[]string }
+
+func (p linesProgress) Line(format string, args ...any) {
+	*p.lines = append(*p.lines, fmt.Sprintf(format, args...))
+}
+func (p linesProgress) Update(string, int, int, string) {}
