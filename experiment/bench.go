@@ -381,10 +381,11 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 	return renderBench(t, dss, res, note, notes), nil
 }
 
-// variantConfig is v's model and training configuration under the
-// options: the model's default for the table's task changed by v.Apply,
-// and the model's training recipe.
-func (b *Bench) variantConfig(t Table, v Variant) (model.Config, train.Config, error) {
+// variantConfig is v's model and training configuration on the dataset
+// (a registry name) under the options: the model's default for the
+// table's task changed by v.Apply and v.Options[dataset], and the model's
+// training recipe changed by v.Options[dataset].
+func (b *Bench) variantConfig(t Table, v Variant, dataset string) (model.Config, train.Config, error) {
 	task := tableTask(t)
 	mc, err := model.DefaultConfig(task, v.Model)
 	if err != nil {
@@ -393,6 +394,9 @@ func (b *Bench) variantConfig(t Table, v Variant) (model.Config, train.Config, e
 	tc := train.Recipe(task, v.Model)
 	if v.Apply != nil {
 		v.Apply(mc)
+	}
+	if err := applyOptions(mc, &tc, v.Model, v.Options[dataset]); err != nil {
+		return nil, tc, fmt.Errorf("%s on %s: %w", v.Label, dataset, err)
 	}
 	if b.opt.Epochs > 0 {
 		tc.Epochs = b.opt.Epochs
@@ -404,7 +408,7 @@ func (b *Bench) variantConfig(t Table, v Variant) (model.Config, train.Config, e
 // configuration there, in which case it returns that result and where it
 // came from. Either way it prints the JSON record.
 func (b *Bench) memoVariant(t Table, v Variant, d benchDataset) (train.Summary, string, error) {
-	mc, tc, err := b.variantConfig(t, v)
+	mc, tc, err := b.variantConfig(t, v, d.key)
 	if err != nil {
 		return train.Summary{}, "", err
 	}

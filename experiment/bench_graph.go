@@ -27,11 +27,11 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 	var cells []cell
 	var jobs []train.GraphJob
 	for _, v := range t.Variants {
-		mc, tc, err := b.variantConfig(t, v)
-		if err != nil {
-			continue // runTable's loop reports it
-		}
 		for _, d := range dss {
+			mc, tc, err := b.variantConfig(t, v, d.key)
+			if err != nil {
+				continue // runTable's loop reports it
+			}
 			key := memoKey(v.Model, mc, tc, d.key, t.Graph)
 			if _, done := b.memo[key]; done || slices.ContainsFunc(cells, func(c cell) bool { return c.key == key }) {
 				continue

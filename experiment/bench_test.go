@@ -62,10 +62,15 @@ func checkVariants(t *testing.T, b *Bench, tb Table, cora *data.NodeDataset, pap
 			t.Errorf("%s: variant %q: empty or duplicate label, or keys %v do not match columns %v", tb.Name, v.Label, v.keys(), tb.KeyCols)
 		}
 		labels[v.Label] = true
-		mc, tc, err := b.variantConfig(tb, v)
+		mc, tc, err := b.variantConfig(tb, v, "")
 		if err != nil {
 			t.Errorf("%s: %s: %v", tb.Name, v.Label, err)
 			continue
+		}
+		for _, d := range tb.Datasets { // per-dataset options apply cleanly
+			if _, _, err := b.variantConfig(tb, v, d); err != nil {
+				t.Errorf("%s: %v", tb.Name, err)
+			}
 		}
 		if tc.Epochs < 1 || mc == nil {
 			t.Errorf("%s: %s: config %+v, training %+v", tb.Name, v.Label, mc, tc)

@@ -60,7 +60,7 @@ func (b *Bench) RunSpeed(vs []Variant) error {
 
 // timeVariant runs v --repeat times on ds and returns its table row.
 func (b *Bench) timeVariant(v Variant, ds *data.Dataset) ([]string, error) {
-	mc, tc, err := b.variantConfig(Table{}, v)
+	mc, tc, err := b.variantConfig(Table{}, v, "")
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,11 @@ type Variant struct {
 	// Paper holds the paper's accuracy for this variant by dataset name,
 	// printed in a "paper ACC" column.
 	Paper map[string]string
+	// Options are per-dataset settings by dataset name: option name →
+	// value, model options first, then training options (as a grid of
+	// `prcaps tune` names them), applied after Apply. A tuned baseline's
+	// row holds the configuration its search chose on validation.
+	Options map[string]map[string]string
 }
 
 // PaperRow is a reference row of a table filled with the paper's numbers.

@@ -147,17 +147,8 @@ func Configs(task data.Task, name string, a map[string]string) (model.Config, tr
 		return nil, train.Config{}, err
 	}
 	tc := train.Recipe(task, name)
-	for _, k := range slices.Sorted(maps.Keys(a)) {
-		err := option.Set(mc, k, a[k])
-		if errors.Is(err, option.ErrUnknown) {
-			err = option.Set(&tc, k, a[k])
-			if errors.Is(err, option.ErrUnknown) {
-				return nil, tc, fmt.Errorf("option %q is neither a %s option nor a training option", k, name)
-			}
-		}
-		if err != nil {
-			return nil, tc, err
-		}
+	if err := applyOptions(mc, &tc, name, a); err != nil {
+		return nil, tc, err
 	}
 	if err := mc.Validate(); err != nil {
 		return nil, tc, fmt.Errorf("%s: %w", assignmentText(a), err)
@@ -390,4 +381,23 @@ func appendTrial(path string, tr Trial) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// applyOptions sets each option of a (name → value) on the model
+// configuration mc of model name, or, if it has none of that name, on the
+// training configuration tc.
+func applyOptions(mc model.Config, tc *train.Config, name string, a map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(a)) {
+		err := option.Set(mc, k, a[k])
+		if errors.Is(err, option.ErrUnknown) {
+			err = option.Set(tc, k, a[k])
+			if errors.Is(err, option.ErrUnknown) {
+				return fmt.Errorf("option %q is neither a %s option nor a training option", k, name)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
