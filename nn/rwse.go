@@ -1,0 +1,92 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// rwseBlock is the number of walks RWSEInto runs at once, the columns of
+// the dense n×rwseBlock matrices it propagates.
+const rwseBlock = 64
+
+// RWSEInto sets dst (n×steps) to the random-walk structural encoding of
+// GraphGPS (Rampášek et al. 2022, §3.1 and Table 1; Dwivedi et al. 2022's
+// RWPE): row i holds the return probabilities of the random walk from
+// node i, [P_ii, (P²)_ii, …, (P^steps)_ii], P = D⁻¹A the walk's
+// transition matrix on the graph on n nodes with in-neighbours
+// src[ptr[v]:ptr[v+1]] (CSR by target; D holds the out-degrees, and a
+// node without out-arcs has a zero row, as in GraphGPS's
+// get_rw_landing_probs). No self-loops are added: on a graph without them
+// the first column is zero.
+//
+// Nothing n×n is formed: the walks start from blocks of rwseBlock nodes at
+// once, as an n×rwseBlock matrix Y propagated by Y ← Pᵀ Y (so column c of
+// Yₖ is e_iᵀPᵏ for the block's node i), whose entry (i, c) is read after
+// each step. The cost is steps × n/rwseBlock sparse products, the work
+// of steps·n walks over the arcs; the memory is two n×rwseBlock blocks.
+func RWSEInto[T autodiff.Float](dst *tensor.Dense[T], n int, ptr, src []int32, steps int) {
+	dst.Reshape(n, steps)
+	if n == 0 || steps == 0 {
+		return
+	}
+	outDeg := make([]float64, n)
+	for _, u := range src {
+		outDeg[u]++
+	}
+	// Pᵀ as CSR by target: entry (v, u) = 1/outdeg(u) for each arc u→v.
+	pt := &tensor.CSR[T]{Rows: n, Cols: n, Indptr: ptr[:n+1], Indices: src[:ptr[n]], Data: make([]T, ptr[n])}
+	for e, u := range pt.Indices {
+		pt.Data[e] = T(1 / outDeg[u])
+	}
+	y, next := tensor.NewDense[T](n, rwseBlock), tensor.NewDense[T](n, rwseBlock)
+	for i0 := 0; i0 < n; i0 += rwseBlock {
+		b := min(rwseBlock, n-i0)
+		y.Reshape(n, b)
+		next.Reshape(n, b)
+		clear(y.Data)
+		for c := 0; c < b; c++ {
+			y.Data[(i0+c)*b+c] = 1
+		}
+		for k := 0; k < steps; k++ {
+			tensor.SpMM(next, pt, y, false)
+			y, next = next, y
+			for c := 0; c < b; c++ {
+				dst.Data[(i0+c)*steps+k] = y.Data[(i0+c)*b+c]
+			}
+		}
+	}
+}
+
+// StandardizeColumns shifts and scales each column of x to mean 0 and
+// variance 1 over the rows (the biased variance, with eps inside the
+// square root; a constant column becomes 0). It is what BatchNorm does to
+// a constant input over a full batch; GraphGPS normalises its raw RWSE
+// that way (raw_norm_type BatchNorm) before the linear encoder, whose
+// weights absorb BatchNorm's affine part.
+func StandardizeColumns[T autodiff.Float](x *tensor.Dense[T], eps float64) {
+	r, c := x.Rows, x.Cols
+	if r == 0 {
+		return
+	}
+	for j := 0; j < c; j++ {
+		var mu float64
+		for i := 0; i < r; i++ {
+			mu += float64(x.Data[i*c+j])
+		}
+		mu /= float64(r)
+		var ss float64
+		for i := 0; i < r; i++ {
+			d := float64(x.Data[i*c+j]) - mu
+			ss += d * d
+		}
+		inv := 1 / math.Sqrt(ss/float64(r)+eps)
+		if ss == 0 {
+			inv = 0 // a constant column, even with eps = 0
+		}
+		for i := 0; i < r; i++ {
+			x.Data[i*c+j] = T((float64(x.Data[i*c+j]) - mu) * inv)
+		}
+	}
+}
