@@ -115,13 +115,19 @@ func (c *GATConv[T]) attend(t *autodiff.Tape[T], g *GATGraph[T], wh, whr *autodi
 		c.heads = make([]*autodiff.Var[T], c.Heads)
 	}
 	heads := c.heads[:c.Heads]
+	var scores *autodiff.Var[T] // GATv2: every head's, fused
+	if c.V2 {
+		scores = gatv2Scores(t, wh, whr, c.ASrc, g.Src, g.Dst, c.Heads, c.Out, c.Slope)
+	}
 	for h := range heads {
 		lo, hi := h*c.Out, (h+1)*c.Out
 		xh := autodiff.SliceCols(t, wh, lo, hi)
 		var e *autodiff.Var[T]
 		if c.V2 {
-			z := autodiff.Add(t, autodiff.GatherRows(t, xh, g.Src), autodiff.GatherRows(t, autodiff.SliceCols(t, whr, lo, hi), g.Dst))
-			e = autodiff.MatMul(t, autodiff.LeakyReLU(t, z, c.Slope), autodiff.SliceCols(t, c.ASrc, h, h+1))
+			e = scores
+			if c.Heads > 1 {
+				e = autodiff.SliceCols(t, scores, h, h+1)
+			}
 		} else {
 			s := autodiff.MatMul(t, xh, autodiff.SliceCols(t, c.ASrc, h, h+1))
 			d := autodiff.MatMul(t, xh, autodiff.SliceCols(t, c.ADst, h, h+1))
