@@ -321,8 +321,9 @@ type benchRecord struct {
 
 // cellResult is one variant's protocol run on one dataset.
 type cellResult struct {
-	sum train.Summary
-	err error
+	sum     train.Summary
+	err     error
+	skipped bool // Variant.Skip
 }
 
 // RunTables runs every table, emitting each as it completes. A failing
@@ -361,11 +362,16 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 	for vi, v := range t.Variants {
 		res[vi] = make([]cellResult, len(dss))
 		for di, d := range dss {
+			if why, ok := v.Skip[d.key]; ok {
+				res[vi][di] = cellResult{skipped: true}
+				notes = append(notes, fmt.Sprintf("%s on %s: not run (%s).", v.Label, d.ds.Name, why))
+				continue
+			}
 			s, reused, err := b.memoVariant(t, v, d)
 			if reused != "" {
 				notes = append(notes, fmt.Sprintf("%s on %s: the same configuration as %s; its result is reused.", v.Label, d.ds.Name, reused))
 			}
-			res[vi][di] = cellResult{s, err}
+			res[vi][di] = cellResult{sum: s, err: err}
 			if err != nil {
 				msg := fmt.Sprintf("%s on %s failed: %v", v.Label, d.ds.Name, err)
 				notes = append(notes, msg+".")
@@ -532,6 +538,9 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 }
 
 func resultCells(r cellResult) []string {
+	if r.skipped {
+		return []string{report.Missing, report.Missing, report.Missing}
+	}
 	if r.err != nil {
 		return []string{report.Missing, report.Missing, report.Failed}
 	}

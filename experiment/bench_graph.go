@@ -28,6 +28,9 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 	var jobs []train.GraphJob
 	for _, v := range t.Variants {
 		for _, d := range dss {
+			if _, skip := v.Skip[d.key]; skip {
+				continue
+			}
 			mc, tc, err := b.variantConfig(t, v, d.key)
 			if err != nil {
 				continue // runTable's loop reports it

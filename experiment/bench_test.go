@@ -107,6 +107,8 @@ func TestBenchRunnerFakeSuite(t *testing.T) {
 		Variants: []Variant{
 			gcn("GCN", "GCN", "64").paper("cora", "0.800 ± 0.010"),
 			{Label: "GCN-16", Keys: []string{"GCN-16", "16"}, Model: "gcn", Apply: func(c model.Config) { c.(*model.GCNConfig).Hidden = 16 }},
+			{Label: "GCN-8", Keys: []string{"GCN-8", "8"}, Model: "gcn", Options: map[string]map[string]string{"cora": {"hidden": "8", "lr": "0.02"}}},
+			{Label: "GCN-skip", Keys: []string{"GCN-skip", "-"}, Model: "gcn", Skip: map[string]string{"cora": "not tuned there"}},
 		},
 		Notes: []string{"A fake table."},
 	}
@@ -119,13 +121,14 @@ func TestBenchRunnerFakeSuite(t *testing.T) {
 	if err := b.RunTables([]Table{fake}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"**Fake — Cora**", "| Variant | Hidden |", "paper ACC", "0.800 ± 0.010", "Skipped CiteSeer", "A fake table.", "| GCN-16  |     16 |"} {
+	for _, want := range []string{"**Fake — Cora**", "| Variant | Hidden |", "paper ACC", "0.800 ± 0.010", "Skipped CiteSeer", "A fake table.", "| GCN-16   |     16 |",
+		"GCN-skip on Cora: not run (not tuned there).", "| GCN-skip |      - |      - |           - |             - |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
 	}
 	res := b.Result()
-	if len(res.Tables) != 1 || res.ProtocolRuns != 2 || res.Failed != 0 {
+	if len(res.Tables) != 1 || res.ProtocolRuns != 3 || res.Failed != 0 {
 		t.Fatalf("result %+v", res)
 	}
 	raw := []byte(res.Tables[0].CSV())
@@ -134,7 +137,8 @@ func TestBenchRunnerFakeSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantHeader := []string{"Variant", "Hidden", "Param", "Runtime (s)", "ACC", "paper ACC"}
-	if len(recs) != 3 || !slices.Equal(recs[0], wantHeader) || recs[2][2] == "-" || recs[2][5] != "-" {
+	// GCN-8's options on Cora: 1433·8 + 8 + 8·7 + 7 parameters.
+	if len(recs) != 5 || !slices.Equal(recs[0], wantHeader) || recs[2][2] == "-" || recs[2][5] != "-" || recs[3][2] != "11,535" {
 		t.Errorf("CSV %q", recs)
 	}
 }

@@ -37,6 +37,9 @@ type Variant struct {
 	// `prcaps tune` names them), applied after Apply. A tuned baseline's
 	// row holds the configuration its search chose on validation.
 	Options map[string]map[string]string
+	// Skip names datasets the variant does not run on, with the reason
+	// printed under the table; its cells there are empty.
+	Skip map[string]string
 }
 
 // PaperRow is a reference row of a table filled with the paper's numbers.
