@@ -121,7 +121,7 @@ func TestBenchRunnerFakeSuite(t *testing.T) {
 	if err := b.RunTables([]Table{fake}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"**Fake — Cora**", "| Variant | Hidden |", "paper ACC", "0.800 ± 0.010", "Skipped CiteSeer", "A fake table.", "| GCN-16   |     16 |",
+	for _, want := range []string{"**Fake — Cora**", "| Variant  | Hidden |", "paper ACC", "0.800 ± 0.010", "Skipped CiteSeer", "A fake table.", "| GCN-16   |     16 |",
 		"GCN-skip on Cora: not run (not tuned there).", "| GCN-skip |      - |      - |           - |             - |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
