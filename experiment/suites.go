@@ -304,9 +304,11 @@ func defaultMark(n, def int) string {
 	return fmt.Sprint(n)
 }
 
-// SpeedVariants are the models `prcaps bench --suite speed` times.
+// SpeedVariants are the models `prcaps bench --suite speed` times: PR-CapsNet
+// first, the ratio column's reference, then the node baselines.
 func SpeedVariants() []Variant {
-	return []Variant{prcaps("PR-CapsNet", nil), gcn("GCN")}
+	return []Variant{prcaps("PR-CapsNet", nil), gcn("GCN"), baseline("GAT", "gat"), baseline("GATv2", "gatv2"),
+		baseline("SGC", "sgc"), baseline("SSGC", "ssgc"), baseline("DGCNN (node head)", "dgcnn"), baseline("Q-GCN", "qgcn")}
 }
 
 // tableLayers compares the authors' code (one routing layer) with the
