@@ -83,7 +83,7 @@ func (p *attnPool[T]) put(s *attnScratch[T]) {
 
 // Attention records multi-head scaled dot-product attention (Vaswani et
 // al. 2017, eq. 1), the global attention of a GPS layer (Rampášek et al.
-// 2022, eq. 8) and of torch.nn.MultiheadAttention after its projections:
+// 2022, §3.3) and of torch.nn.MultiheadAttention after its projections:
 // for each head h, with q, k, v split into heads column blocks of width
 // dh = cols/heads,
 //

@@ -46,7 +46,7 @@ type performerOp[T Float] struct {
 //	out_h,i  = φ_q(q_i)·(K'ᵀ v_h) / φ_q(q_i)·(K'ᵀ 1),  K' = φ_k(k_h),
 //
 // so that φ_q(q)·φ_k(k) ≈ exp(q·k/√dh) up to the per-row factors, which
-// cancel in the ratio (Choromanski et al., Lemma 1 and eq. 4). The maxima
+// cancel in the ratio (Choromanski et al., Lemma 1). The maxima
 // (per query row; per head over all keys) only stabilise the
 // exponentials, and cancel in the ratio but for ε = PerformerEps. Here
 // they are part of the function and their gradients flow to the maximal

@@ -43,6 +43,13 @@ func TestGELU(t *testing.T) {
 	if err != nil || rel > 1e-7 {
 		t.Errorf("relative gradient error %.3g (%v)", rel, err)
 	}
+	for z := -8.0; z <= 8; z += 1e-3 {
+		c32, p32 := normal(z, true)
+		c64, p64 := normal(z, false)
+		if math.Abs(c32-c64) > 1e-7 || p32 != p64 {
+			t.Fatalf("normal(%v): float32 path %v, %v; float64 %v, %v", z, c32, p32, c64, p64)
+		}
+	}
 	// float32 against float64, values and gradients.
 	x32 := autodiff.NewVar(tensor.Convert[float32](&x.Value), true)
 	var tp32 autodiff.Tape[float32]
