@@ -92,10 +92,11 @@ func (p *attnPool[T]) put(s *attnScratch[T]) {
 // the softmax over the keys (rows of k) for each query (row of q), and the
 // heads side by side. q is n×(heads·dh), k and v are m×(heads·dh).
 //
-// Memory is O((n+m)·heads·dh) plus one m×64 block per core: the n×m
-// attention matrices are never stored, the backward pass recomputes the
-// scores 64 queries at a time (FlashAttention's recomputation, Dao et al.
-// 2022). Units of work are (head, block of queries) pairs with a fixed
+// Memory is O((n+m)·heads·dh) — the inputs by head, a log-sum-exp per
+// query and head, and in the backward pass attnGroups partial key and
+// value gradients — plus two m×64 blocks per core: the n×m attention
+// matrices are never stored, the backward pass recomputes the scores 64
+// queries at a time (FlashAttention's recomputation, Dao et al. 2022). Units of work are (head, block of queries) pairs with a fixed
 // decomposition, so results do not depend on the number of goroutines.
 //
 // In training with dropout p > 0 the attention probabilities are dropped
