@@ -121,7 +121,7 @@ func nodeSuite() []Table {
 		Datasets: []string{"cora", "citeseer", "pubmed", "cs"},
 		Variants: []Variant{prcaps("PR-CapsNet", nil), gcn("GCN"), baseline("GAT", "gat"), baseline("GATv2", "gatv2"),
 			baseline("SGC", "sgc"), baseline("SSGC", "ssgc"), baseline("DGCNN (node head)", "dgcnn"),
-			baseline("Q-GCN", "qgcn"), tgnnTuned()},
+			baseline("Q-GCN", "qgcn"), tgnnTuned(), graphGPSPerformer()},
 		Paper: []PaperRow{
 			{Keys: []string{"paper: PR-CapsNet"}, Cells: map[string]PaperCell{
 				"cora":     {"93,650", "8.34", "0.876 ± 0.012"},
@@ -189,6 +189,18 @@ func tgnnTuned() Variant {
 	v.Skip = map[string]string{
 		"pubmed": "no search run on PubMed",
 		"cs":     "no search run on CS: 32 configurations × 10 seeds would take hours on 2 cores",
+	}
+	return v
+}
+
+// graphGPSPerformer is GraphGPS with its Performer attention on every
+// dataset: full attention costs about 9 minutes per 200-epoch Cora run on
+// our 2-core machine (docs/notes/baselines.md), Performer under one.
+func graphGPSPerformer() Variant {
+	v := baseline("GraphGPS (Performer)", "graphgps")
+	v.Options = map[string]map[string]string{}
+	for _, d := range []string{"cora", "citeseer", "pubmed", "cs"} {
+		v.Options[d] = map[string]string{"attention": "performer"}
 	}
 	return v
 }

@@ -23,6 +23,9 @@ import (
 //   - node tgnn: Luo et al.'s defaults, Adam at lr 0.001 with weight decay
 //     5e-4, 500 epochs (prcaps tune searches the rate with the model's
 //     options);
+//   - node graphgps: GraphGPS's optimiser, AdamW at lr 0.001 with weight
+//     decay 1e-5, cosine annealing, clipping at 1, 200 epochs (their
+//     warm-up is not modelled);
 //   - node gcn, dgcnn (whose published lr 1e-4 underfits 200 epochs of node
 //     classification: docs/notes/baselines.md), and any node model without
 //     a recipe: DefaultConfig (Kipf &
@@ -49,6 +52,8 @@ func Recipe(task data.Task, model string) Config {
 		return Config{Epochs: 2000, Patience: 100, LR: 0.01, Optimizer: "adam"}
 	case task == data.NodeTask && model == "tgnn":
 		return Config{Epochs: 500, LR: 0.001, WeightDecay: 5e-4, Optimizer: "adam"}
+	case task == data.NodeTask && model == "graphgps":
+		return Config{Epochs: 200, LR: 0.001, WeightDecay: 1e-5, Optimizer: "adamw", Clip: 1, LRSchedule: ScheduleCosine}
 	case task == data.GraphTask && model == "prcapsnet":
 		return Config{Epochs: 100, LR: 0.005, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1, LRSchedule: ScheduleStep}
 	case task == data.GraphTask:
