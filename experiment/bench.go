@@ -534,7 +534,41 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 		tab.AddRow(row...)
 	}
 	tab.Notes = append(append([]string{protoNote}, t.Notes...), notes...)
+	tab.Notes = append(tab.Notes, beatsReference(t, dss, res)...)
 	return tab
+}
+
+// beatsReference says, per dataset, which variants score a higher mean
+// accuracy than the table's reference variant.
+func beatsReference(t Table, dss []benchDataset, res [][]cellResult) []string {
+	ref := slices.IndexFunc(t.Variants, func(v Variant) bool { return v.Label == t.Reference })
+	if t.Reference == "" || ref < 0 {
+		return nil
+	}
+	var notes []string
+	for di, d := range dss {
+		r := res[ref][di]
+		if r.err != nil || r.skipped {
+			continue
+		}
+		var better []string
+		for vi, v := range t.Variants {
+			c := res[vi][di]
+			if vi != ref && c.err == nil && !c.skipped && c.sum.MeanAcc > r.sum.MeanAcc {
+				better = append(better, fmt.Sprintf("%s (%.3f)", v.Label, c.sum.MeanAcc))
+			}
+		}
+		if len(better) == 0 {
+			notes = append(notes, fmt.Sprintf("On %s no other model scores above %s (%.3f).", d.ds.Name, t.Reference, r.sum.MeanAcc))
+		} else {
+			verb := "score"
+			if len(better) == 1 {
+				verb = "scores"
+			}
+			notes = append(notes, fmt.Sprintf("On %s, %s %s above %s (%.3f).", d.ds.Name, strings.Join(better, ", "), verb, t.Reference, r.sum.MeanAcc))
+		}
+	}
+	return notes
 }
 
 func resultCells(r cellResult) []string {
