@@ -28,9 +28,9 @@ type performerOp[T Float] struct {
 	qArg               []int32 // heads×n: the column of each query row's maximum
 	kArg               []int   // heads: the flat index of the keys' maximum
 	// Per-head scratch: the head's scaled inputs and the products.
-	qh, kh, vh, wq, wk, num, dnum, dqf, dkf, dc, dx, dv tensor.Dense[T]
-	qfD, kfD, ctxD                                      tensor.Dense[T] // views into qf, kf, ctx
-	dz, rowSum                                          []float64
+	qh, kh, vh, num, dnum, dqf, dkf, dc, dx, dv tensor.Dense[T]
+	qfD, kfD, ctxD                              tensor.Dense[T] // views into qf, kf, ctx
+	dz, rowSum                                  []float64
 }
 
 // PerformerAttention records the linear-cost attention of Performer
