@@ -159,6 +159,10 @@ func Configs(task data.Task, name string, a map[string]string) (model.Config, tr
 	return mc, tc, nil
 }
 
+// ErrGrid is wrapped by Tune.Do's error for a grid it cannot run: an
+// unknown model or option, or a value a configuration rejects.
+var ErrGrid = errors.New("bad grid")
+
 // Trial is one configuration of a grid search and its validation score:
 // the mean and standard deviation of the best-epoch validation accuracy
 // over the protocol's runs. It holds no test accuracy: the search never
@@ -215,7 +219,7 @@ func (t Tune) Do() (TuneResult, error) {
 		return TuneResult{}, fmt.Errorf("experiment: tune needs a node-classification dataset")
 	}
 	if _, err := model.Lookup(data.NodeTask, t.Grid.Model); err != nil {
-		return TuneResult{}, err
+		return TuneResult{}, fmt.Errorf("%w: %w", ErrGrid, err)
 	}
 	progress := t.Progress
 	if progress == nil {
@@ -230,7 +234,7 @@ func (t Tune) Do() (TuneResult, error) {
 	for i, a := range assigns {
 		mc, tc, err := Configs(data.NodeTask, t.Grid.Model, a)
 		if err != nil {
-			return TuneResult{}, fmt.Errorf("grid: %w", err)
+			return TuneResult{}, fmt.Errorf("%w: %w", ErrGrid, err)
 		}
 		all[i] = cfgs{mc, tc}
 	}

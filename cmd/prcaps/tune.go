@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -71,6 +72,9 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	f.node.Stop = ctx.Done()
 	res, err := experiment.Tune{Grid: grid, Dataset: ds, Node: f.node, Log: f.log,
 		Progress: report.NewProgress(stderr, f.quiet)}.Do()
+	if errors.Is(err, experiment.ErrGrid) {
+		return usageError{"--grid " + f.grid + ": " + err.Error()}
+	}
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,10 @@ func TestTuneCLI(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "gcn-cora.jsonl")); err != nil {
 		t.Errorf("default log: %v", err)
 	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"model": "gcn", "options": {"hiden": [4]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -28,6 +32,7 @@ func TestTuneCLI(t *testing.T) {
 		{[]string{"tune", "--grid", filepath.Join(dir, "missing.json")}, "missing.json"},
 		{[]string{"tune", "--grid", grid, "--dataset", "mutag"}, "graph dataset"},
 		{[]string{"tune", "--grid", grid, "--seeds", "0"}, "seeds"},
+		{[]string{"tune", "--grid", bad, "--seeds", "1"}, `bad grid: option "hiden" is neither`},
 	} {
 		code, _, errOut := runCLI(tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
