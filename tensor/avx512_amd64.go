@@ -26,11 +26,30 @@ func gemmRowsZ3(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int,
 //go:noescape
 func gemmRowsZ4(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask int)
 
-// gemmRowsZ1x2 and gemmRowsZ2x2 are gemmRowsZ1 and gemmRowsZ2 for pairs of
-// rows (rows 2i and 2i+1 for i < pairs), which share their loads of b.
+// gemmRowsZ1x2, gemmRowsZ2x2 and gemmRowsZ4x2 are gemmRowsZ1, gemmRowsZ2
+// and gemmRowsZ4 for pairs of rows (rows 2i and 2i+1 for i < pairs), which
+// share their loads of b.
 //
 //go:noescape
 func gemmRowsZ1x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int)
+
+//go:noescape
+func gemmRowsZ4x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int)
+
+// gemmRowsZ4x2S is gemmRowsZ4x2 over one even-length chunk of the inner
+// dimension, chain B kept in state (laid out as dst) between chunks: mode
+// bit 0 starts chain B from state, bit 1 sums the chains into dst (the
+// last chunk); otherwise chain A is stored to dst and chain B to state.
+// Run over consecutive chunks it gives gemmRowsZ4x2's bits.
+//
+//go:noescape
+func gemmRowsZ4x2S(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int, state *float32, mode int)
+
+// gemmRowsZ4x2ST is gemmRowsZ4x2S on aᵀ: the weights of row r are column r
+// of a, whose terms are lda floats apart.
+//
+//go:noescape
+func gemmRowsZ4x2ST(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int, state *float32, mode int)
 
 //go:noescape
 func gemmRowsZ2x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int)

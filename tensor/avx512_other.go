@@ -33,3 +33,15 @@ func gemmRowsZ2x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb in
 func tanhAddDotLinksZ16(out, tau, p1, p2, w *float32, child, parent *int32, n, k int) {
 	panic("tensor: tanhAddDotLinksZ16 without AVX-512")
 }
+
+func gemmRowsZ4x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int) {
+	panic("tensor: gemmRowsZ4x2 without AVX-512")
+}
+
+func gemmRowsZ4x2S(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int, state *float32, mode int) {
+	panic("tensor: gemmRowsZ4x2S without AVX-512")
+}
+
+func gemmRowsZ4x2ST(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int, state *float32, mode int) {
+	panic("tensor: gemmRowsZ4x2ST without AVX-512")
+}

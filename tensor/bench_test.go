@@ -33,15 +33,18 @@ func BenchmarkGemm(b *testing.B) {
 		m, k, n int
 		ta, tb  bool
 	}{
-		{2708, 64, 18, false, false},  // Linear(64→18) at Cora size
-		{64, 2708, 18, true, false},   // its weight gradient, Xᵀ∂Y
-		{2708, 18, 64, false, true},   // its input gradient, ∂Y Wᵀ
-		{2708, 64, 64, false, false},  // hidden 64→64
-		{512, 512, 512, false, false}, // square
-		{128, 9, 36, false, false},    // routing's predictions in a 128-node micro-batch
-		{128, 18, 64, false, false},   // its alignment half a·W1
-		{128, 36, 9, false, true},     // the predictions' input gradient ∂X·Wᵀ
-		{18, 284, 64, true, false},    // a DD graph's alignment weight gradient aᵀ·∂P1
+		{2708, 64, 18, false, false},   // Linear(64→18) at Cora size
+		{64, 2708, 18, true, false},    // its weight gradient, Xᵀ∂Y
+		{2708, 18, 64, false, true},    // its input gradient, ∂Y Wᵀ
+		{2708, 64, 64, false, false},   // hidden 64→64
+		{512, 512, 512, false, false},  // square
+		{128, 9, 36, false, false},     // routing's predictions in a 128-node micro-batch
+		{128, 18, 64, false, false},    // its alignment half a·W1
+		{128, 36, 9, false, true},      // the predictions' input gradient ∂X·Wᵀ
+		{18, 284, 64, true, false},     // a DD graph's alignment weight gradient aᵀ·∂P1
+		{2708, 128, 128, false, false}, // a 128-wide hidden layer (TGNN) at Cora size
+		{128, 2708, 128, true, false},  // its weight gradient Hᵀ∂Y
+		{2708, 128, 128, false, true},  // its input gradient ∂Y·Wᵀ
 	} {
 		b.Run(fmt.Sprintf("%dx%dx%d_tA=%v_tB=%v", s.m, s.k, s.n, s.ta, s.tb), func(b *testing.B) {
 			ar, ac, br, bc := s.m, s.k, s.k, s.n

@@ -53,6 +53,17 @@ func Gemm[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) {
 	tn := nb * gemmBlock
 	tm := (gemmTileBlock / nb) * gemmBlock
 	mt, nt := (m+tm-1)/tm, (n+tn-1)/tn
+	if transA && !transB && gemmFitTZ(dst, a, alpha, beta) {
+		// aᵀ·b with a long inner dimension (the weight gradient Hᵀ·∂Y of a
+		// wide hidden layer) on AVX-512: rows in pairs straight from a's
+		// columns, in chunks of the inner dimension.
+		k := kernel[T]{kind: kGemmTZ}
+		st := getScratch[T](m, n)
+		k.dst, k.a, k.b, k.w, k.acc = dst, a, b, st.Data, beta == 1
+		k.launch(m/2, m*n*ka)
+		putScratch(st)
+		return
+	}
 	if transA && !transB && m <= n && gemmRowsFitTA(dst, a, b, alpha, beta) {
 		// aᵀ·b with a narrower than b (the weight gradient of a narrow
 		// input, a_Tᵀ·∂X in routing's prediction): transpose the small a
@@ -167,6 +178,18 @@ func gemmByRows[T Float](dst, a, b *Dense[T], transB bool, beta T) {
 		b = bt
 	}
 	k := kernel[T]{kind: kGemmRows}
+	if b32, ok := any(b.Data).([]float32); ok && gemmAVX512 && b.Cols > gemmPanel {
+		bp := getScratch[T](b.Rows, b.Cols)
+		defer putScratch(bp)
+		p32, _ := any(bp.Data).([]float32)
+		packPanels(p32, b32, b.Rows, b.Cols)
+		b, k.packed = bp, true
+	}
+	if _, ok := any(b.Data).([]float32); ok && gemmAVX512 && a.Cols > gemmChunkK && dst.Cols >= gemmPanel && dst.Rows >= 2 {
+		st := getScratch[T](dst.Rows, dst.Cols)
+		defer putScratch(st)
+		k.w = st.Data
+	}
 	k.dst, k.a, k.b, k.acc = dst, a, b, beta == 1
 	k.launch(dst.Rows, dst.Cols*a.Cols)
 }
@@ -227,7 +250,8 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 		return
 	}
 	if gemmAVX512 {
-		gemmRowsZ(d, a, b, n, kk, lo, hi, k.acc)
+		st, _ := any(k.w).([]float32)
+		gemmRowsZ(d, a, b, st, n, kk, lo, hi, k.acc, k.packed)
 		return
 	}
 	if n > 16 && n < 24 { // axpyRowAVX's one-pass width, for all rows at once
@@ -251,13 +275,52 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 // the AVX2 kernels on machines with AVX-512.
 var gemmAVX512 = haveAVX512
 
-// gemmRowsZ is gemmRows on AVX-512: 64-column blocks, then the remaining
-// 1-63 columns in one masked call (gemmRowsZ1-Z4), each covering rows
-// [lo, hi) with the AVX2 kernels' arithmetic.
-func gemmRowsZ(d, a, b []float32, n, kk, lo, hi int, acc bool) {
+// gemmRowsZ is gemmRows on AVX-512: 64-column blocks, two rows per pass
+// (gemmRowsZ4x2, then gemmRowsZ4 for an odd row), then the remaining 1-63
+// columns in one masked call (gemmRowsZ1-Z4), each covering rows [lo, hi)
+// with the AVX2 kernels' arithmetic. With packed, b is in column panels
+// (see packPanels): the block starting at column j is b[j·kk:] with row
+// stride min(64, n−j). With state (laid out as d) and an inner dimension
+// longer than gemmChunkK, the 64-column blocks run in chunks of the inner
+// dimension (gemmRowsZ4x2S), to the same bits.
+func gemmRowsZ(d, a, b, state []float32, n, kk, lo, hi int, acc, packed bool) {
+	rows := hi - lo
+	panel := func(j int) (int, int) {
+		if packed {
+			return j * kk, min(gemmPanel, n-j)
+		}
+		return j, n
+	}
 	j := 0
 	for ; j+64 <= n; j += 64 {
-		gemmRowsZ4(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, acc, 0xffff)
+		off, ldb := panel(j)
+		bj := &b[off]
+		dst, src := &d[lo*n+j], &a[lo*kk]
+		if state != nil && rows >= 2 {
+			// Long inner dimension: run it in chunks that stay in L1
+			// across all row pairs, chain B kept in state between them.
+			for c := 0; c < kk; c += gemmChunkK {
+				kc, mode := min(gemmChunkK, kk-c), 0
+				if c > 0 {
+					mode |= 1
+				}
+				if c+kc == kk {
+					mode |= 2
+				}
+				gemmRowsZ4x2S(dst, n, &a[lo*kk+c], kk, &b[off+c*ldb], ldb, kc, rows/2, acc || c > 0, 0xffff, &state[lo*n+j], mode)
+			}
+			if rows%2 == 0 {
+				continue
+			}
+			dst, src = &d[(hi-1)*n+j], &a[(hi-1)*kk]
+		} else if rows >= 2 {
+			gemmRowsZ4x2(dst, n, src, kk, bj, ldb, kk, rows/2, acc, 0xffff)
+			if rows%2 == 0 {
+				continue
+			}
+			dst, src = &d[(hi-1)*n+j], &a[(hi-1)*kk]
+		}
+		gemmRowsZ4(dst, n, src, kk, bj, ldb, kk, 1, acc, 0xffff)
 	}
 	rem := n - j
 	if rem == 0 {
@@ -265,14 +328,15 @@ func gemmRowsZ(d, a, b []float32, n, kk, lo, hi int, acc bool) {
 	}
 	v := (rem + 15) / 16
 	mask := 1<<(rem-16*(v-1)) - 1
-	dst, src, bj := &d[lo*n+j], &a[lo*kk], &b[j]
-	rows := hi - lo
+	off, ldb := panel(j)
+	bj := &b[off]
+	dst, src := &d[lo*n+j], &a[lo*kk]
 	if v <= 2 && rows >= 2 { // narrow: two rows per pass, then the odd one
 		pairs := rows / 2
 		if v == 1 {
-			gemmRowsZ1x2(dst, n, src, kk, bj, n, kk, pairs, acc, mask)
+			gemmRowsZ1x2(dst, n, src, kk, bj, ldb, kk, pairs, acc, mask)
 		} else {
-			gemmRowsZ2x2(dst, n, src, kk, bj, n, kk, pairs, acc, mask)
+			gemmRowsZ2x2(dst, n, src, kk, bj, ldb, kk, pairs, acc, mask)
 		}
 		if rows%2 == 0 {
 			return
@@ -281,13 +345,79 @@ func gemmRowsZ(d, a, b []float32, n, kk, lo, hi int, acc bool) {
 	}
 	switch v {
 	case 1:
-		gemmRowsZ1(dst, n, src, kk, bj, n, kk, rows, acc, mask)
+		gemmRowsZ1(dst, n, src, kk, bj, ldb, kk, rows, acc, mask)
 	case 2:
-		gemmRowsZ2(dst, n, src, kk, bj, n, kk, rows, acc, mask)
+		gemmRowsZ2(dst, n, src, kk, bj, ldb, kk, rows, acc, mask)
 	case 3:
-		gemmRowsZ3(dst, n, src, kk, bj, n, kk, rows, acc, mask)
+		gemmRowsZ3(dst, n, src, kk, bj, ldb, kk, rows, acc, mask)
 	default:
-		gemmRowsZ4(dst, n, src, kk, bj, n, kk, rows, acc, mask)
+		gemmRowsZ4(dst, n, src, kk, bj, ldb, kk, rows, acc, mask)
+	}
+}
+
+// gemmFitTZ reports whether dst = aᵀ·b + β·dst runs as gemmTZ: float32
+// on AVX-512, α = 1, β ∈ {0, 1}, an even number of rows, 64-column blocks
+// and an inner dimension beyond one chunk.
+func gemmFitTZ[T Float](dst, a *Dense[T], alpha, beta T) bool {
+	if _, ok := any(dst.Data).([]float32); !ok || !gemmAVX512 || alpha != 1 || (beta != 0 && beta != 1) {
+		return false
+	}
+	return dst.Rows%2 == 0 && dst.Cols%gemmPanel == 0 && a.Rows > gemmChunkK
+}
+
+// gemmTZ computes row pairs [lo, hi) of dst (+)= aᵀ·b (see gemmFitTZ):
+// for each 64-column block of b, chunks of gemmChunkKT of its rows (16 KiB,
+// which at b's stride still fit the L1 sets they fold onto) are reused by
+// all the worker's row pairs, chain B kept in k.w between chunks. The bits
+// are those of the row kernels on a transposed copy of a.
+func gemmTZ[T Float](k *kernel[T], lo, hi int) {
+	d, _ := any(k.dst.Data).([]float32)
+	a, _ := any(k.a.Data).([]float32)
+	b, _ := any(k.b.Data).([]float32)
+	st, _ := any(k.w).([]float32)
+	m, n, kk := k.dst.Rows, k.dst.Cols, k.a.Rows
+	r0, pairs := 2*lo, hi-lo
+	if pairs <= 0 {
+		return
+	}
+	for j := 0; j < n; j += gemmPanel {
+		for c := 0; c < kk; c += gemmChunkKT {
+			kc, mode := min(gemmChunkKT, kk-c), 0
+			if c > 0 {
+				mode |= 1
+			}
+			if c+kc == kk {
+				mode |= 2
+			}
+			gemmRowsZ4x2ST(&d[r0*n+j], n, &a[c*m+r0], m, &b[c*n+j], n, kc, pairs, k.acc || c > 0, 0xffff, &st[r0*n+j], mode)
+		}
+	}
+}
+
+// gemmChunkKT is gemmTZ's inner-dimension chunk (even).
+const gemmChunkKT = 64
+
+// gemmChunkK is the inner-dimension chunk of gemmRowsZ4x2S (even, so that
+// every term keeps its chain): 128 rows of a 64-column panel are 32 KiB,
+// which stays in L1 while all row pairs of a worker pass over it.
+const gemmChunkK = 128
+
+// gemmPanel is the column width of packPanels' panels: one gemmRowsZ4 block.
+const gemmPanel = 64
+
+// packPanels copies b (k×n, row-major) into dst as column panels: columns
+// [j, j+w) with w = min(64, n−j) become a k×w row-major block at dst[j·k:].
+// A block of a wider b is k rows 64 floats long at a stride of n floats,
+// which for n a multiple of 128 folds onto half of the L1 cache's sets
+// (2708×128×128 ran at a third of the speed of 2708×64×128); a panel is
+// contiguous.
+func packPanels(dst, b []float32, k, n int) {
+	for j := 0; j < n; j += gemmPanel {
+		w := min(gemmPanel, n-j)
+		p := dst[j*k : j*k+k*w]
+		for r := 0; r < k; r++ {
+			copy(p[r*w:(r+1)*w], b[r*n+j:r*n+j+w])
+		}
 	}
 }
 

@@ -247,3 +247,335 @@ y1sum:
 y1done:
 	VZEROUPPER
 	RET
+
+// The four-vector two-row kernel, for 64-column blocks (the last vector
+// masked by K1): rows r and r+1 share each load of b, which halves the
+// traffic from b's rows per multiply-add; 16 accumulators (chains A and B
+// of both rows), 8 vectors of b and 4 broadcast weights use 28 of the 32
+// registers. Row r+1's chains are Z16-Z19 (A) and Z20-Z23 (B).
+
+// Z4X2_B loads the 64 floats of b's row at offset off into b0…b3.
+#define Z4X2_B(off, b0, b1, b2, b3) \
+	VMOVUPS (R9)(off*1), b0; \
+	VMOVUPS 64(R9)(off*1), b1; \
+	VMOVUPS 128(R9)(off*1), b2; \
+	VMOVUPS.Z 192(R9)(off*1), K1, b3
+
+#define FMA4(b0, b1, b2, b3, w, a0, a1, a2, a3) \
+	VFMADD231PS b0, w, a0; \
+	VFMADD231PS b1, w, a1; \
+	VFMADD231PS b2, w, a2; \
+	VFMADD231PS b3, w, a3
+
+// func gemmRowsZ4x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int)
+TEXT ·gemmRowsZ4x2(SB), NOSPLIT, $0-80
+	ZGEMM_ARGS
+	TESTQ BX, BX
+	JZ y4done
+y4row:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	TESTQ AX, AX
+	JZ y4zero
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS.Z 192(DI), K1, Z3
+	VMOVUPS (DI)(DX*1), Z16
+	VMOVUPS 64(DI)(DX*1), Z17
+	VMOVUPS 128(DI)(DX*1), Z18
+	VMOVUPS.Z 192(DI)(DX*1), K1, Z19
+y4zero:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	GEMM_TERMS
+y4pairs:
+	CMPQ CX, $2
+	JLT y4single
+	LEAQ (R11)(R10*1), R13
+	Z4X2_B(R11, Z12, Z13, Z14, Z15)
+	Z4X2_B(R13, Z24, Z25, Z26, Z27)
+	Z2X2_W(0, Z4, Z6)
+	Z2X2_W(4, Z5, Z7)
+	FMA4(Z12, Z13, Z14, Z15, Z4, Z0, Z1, Z2, Z3)
+	FMA4(Z24, Z25, Z26, Z27, Z5, Z8, Z9, Z10, Z11)
+	FMA4(Z12, Z13, Z14, Z15, Z6, Z16, Z17, Z18, Z19)
+	FMA4(Z24, Z25, Z26, Z27, Z7, Z20, Z21, Z22, Z23)
+	GEMM_PAIR_NEXT
+	JMP y4pairs
+y4single:
+	TESTQ CX, CX
+	JZ y4sum
+	Z4X2_B(R11, Z12, Z13, Z14, Z15)
+	Z2X2_W(0, Z4, Z6)
+	FMA4(Z12, Z13, Z14, Z15, Z4, Z0, Z1, Z2, Z3)
+	FMA4(Z12, Z13, Z14, Z15, Z6, Z16, Z17, Z18, Z19)
+y4sum:
+	VADDPS Z8, Z0, Z0
+	VADDPS Z9, Z1, Z1
+	VADDPS Z10, Z2, Z2
+	VADDPS Z11, Z3, Z3
+	VADDPS Z20, Z16, Z16
+	VADDPS Z21, Z17, Z17
+	VADDPS Z22, Z18, Z18
+	VADDPS Z23, Z19, Z19
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, K1, 192(DI)
+	VMOVUPS Z16, (DI)(DX*1)
+	VMOVUPS Z17, 64(DI)(DX*1)
+	VMOVUPS Z18, 128(DI)(DX*1)
+	VMOVUPS Z19, K1, 192(DI)(DX*1)
+	LEAQ (DI)(DX*2), DI
+	LEAQ (SI)(R8*2), SI
+	DECQ BX
+	JNZ y4row
+y4done:
+	VZEROUPPER
+	RET
+
+// gemmRowsZ4x2S is gemmRowsZ4x2 over one chunk of the inner dimension,
+// keeping chain B between chunks in state (a matrix laid out as dst): with
+// mode bit 0 chain B starts from state instead of zero, with bit 1 the
+// chains are summed into dst (the last chunk), otherwise chain A goes to
+// dst and chain B to state. Chunks of even length give every term the
+// chain, and every chain the order, of one call over the whole inner
+// dimension, so the bits are the same.
+
+// Z4X2_LOAD_STATE and Z4X2_STORE_STATE move chain B of both rows between
+// the registers and state, whose first row is at R11 (free between rows).
+#define Z4X2_LOAD_STATE \
+	VMOVUPS (R11), Z8; \
+	VMOVUPS 64(R11), Z9; \
+	VMOVUPS 128(R11), Z10; \
+	VMOVUPS.Z 192(R11), K1, Z11; \
+	ADDQ DX, R11; \
+	VMOVUPS (R11), Z20; \
+	VMOVUPS 64(R11), Z21; \
+	VMOVUPS 128(R11), Z22; \
+	VMOVUPS.Z 192(R11), K1, Z23
+
+#define Z4X2_STORE_STATE \
+	VMOVUPS Z8, (R11); \
+	VMOVUPS Z9, 64(R11); \
+	VMOVUPS Z10, 128(R11); \
+	VMOVUPS Z11, K1, 192(R11); \
+	ADDQ DX, R11; \
+	VMOVUPS Z20, (R11); \
+	VMOVUPS Z21, 64(R11); \
+	VMOVUPS Z22, 128(R11); \
+	VMOVUPS Z23, K1, 192(R11)
+
+// func gemmRowsZ4x2S(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int, state *float32, mode int)
+TEXT ·gemmRowsZ4x2S(SB), NOSPLIT, $0-96
+	ZGEMM_ARGS
+	TESTQ BX, BX
+	JZ s4done
+s4row:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	TESTQ AX, AX
+	JZ s4zero
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS.Z 192(DI), K1, Z3
+	VMOVUPS (DI)(DX*1), Z16
+	VMOVUPS 64(DI)(DX*1), Z17
+	VMOVUPS 128(DI)(DX*1), Z18
+	VMOVUPS.Z 192(DI)(DX*1), K1, Z19
+s4zero:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ $1, mode+88(FP)
+	JZ s4terms
+	MOVQ state+80(FP), R13
+	SUBQ dst+0(FP), R13
+	LEAQ (DI)(R13*1), R11
+	Z4X2_LOAD_STATE
+s4terms:
+	GEMM_TERMS
+s4pairs:
+	CMPQ CX, $2
+	JLT s4single
+	LEAQ (R11)(R10*1), R13
+	Z4X2_B(R11, Z12, Z13, Z14, Z15)
+	Z4X2_B(R13, Z24, Z25, Z26, Z27)
+	Z2X2_W(0, Z4, Z6)
+	Z2X2_W(4, Z5, Z7)
+	FMA4(Z12, Z13, Z14, Z15, Z4, Z0, Z1, Z2, Z3)
+	FMA4(Z24, Z25, Z26, Z27, Z5, Z8, Z9, Z10, Z11)
+	FMA4(Z12, Z13, Z14, Z15, Z6, Z16, Z17, Z18, Z19)
+	FMA4(Z24, Z25, Z26, Z27, Z7, Z20, Z21, Z22, Z23)
+	GEMM_PAIR_NEXT
+	JMP s4pairs
+s4single:
+	TESTQ CX, CX
+	JZ s4end
+	Z4X2_B(R11, Z12, Z13, Z14, Z15)
+	Z2X2_W(0, Z4, Z6)
+	FMA4(Z12, Z13, Z14, Z15, Z4, Z0, Z1, Z2, Z3)
+	FMA4(Z12, Z13, Z14, Z15, Z6, Z16, Z17, Z18, Z19)
+s4end:
+	TESTQ $2, mode+88(FP)
+	JNZ s4sum
+	MOVQ state+80(FP), R13
+	SUBQ dst+0(FP), R13
+	LEAQ (DI)(R13*1), R11
+	Z4X2_STORE_STATE
+	JMP s4store
+s4sum:
+	VADDPS Z8, Z0, Z0
+	VADDPS Z9, Z1, Z1
+	VADDPS Z10, Z2, Z2
+	VADDPS Z11, Z3, Z3
+	VADDPS Z20, Z16, Z16
+	VADDPS Z21, Z17, Z17
+	VADDPS Z22, Z18, Z18
+	VADDPS Z23, Z19, Z19
+s4store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, K1, 192(DI)
+	VMOVUPS Z16, (DI)(DX*1)
+	VMOVUPS Z17, 64(DI)(DX*1)
+	VMOVUPS Z18, 128(DI)(DX*1)
+	VMOVUPS Z19, K1, 192(DI)(DX*1)
+	LEAQ (DI)(DX*2), DI
+	LEAQ (SI)(R8*2), SI
+	DECQ BX
+	JNZ s4row
+s4done:
+	VZEROUPPER
+	RET
+
+// gemmRowsZ4x2ST is gemmRowsZ4x2S with a transposed: row r of the left
+// operand is column r of a (lda floats between terms), so rows r and r+1
+// are adjacent floats and the weight gradient aᵀ·b needs no transposed
+// copy of a.
+// func gemmRowsZ4x2ST(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int, state *float32, mode int)
+TEXT ·gemmRowsZ4x2ST(SB), NOSPLIT, $0-96
+	ZGEMM_ARGS
+	TESTQ BX, BX
+	JZ t4done
+t4row:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	TESTQ AX, AX
+	JZ t4zero
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS.Z 192(DI), K1, Z3
+	VMOVUPS (DI)(DX*1), Z16
+	VMOVUPS 64(DI)(DX*1), Z17
+	VMOVUPS 128(DI)(DX*1), Z18
+	VMOVUPS.Z 192(DI)(DX*1), K1, Z19
+t4zero:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ $1, mode+88(FP)
+	JZ t4terms
+	MOVQ state+80(FP), R13
+	SUBQ dst+0(FP), R13
+	LEAQ (DI)(R13*1), R11
+	Z4X2_LOAD_STATE
+t4terms:
+	GEMM_TERMS
+t4pairs:
+	CMPQ CX, $2
+	JLT t4single
+	LEAQ (R11)(R10*1), R13
+	Z4X2_B(R11, Z12, Z13, Z14, Z15)
+	Z4X2_B(R13, Z24, Z25, Z26, Z27)
+	VBROADCASTSS (R12), Z4
+	VBROADCASTSS 4(R12), Z6
+	VBROADCASTSS (R12)(R8*1), Z5
+	VBROADCASTSS 4(R12)(R8*1), Z7
+	FMA4(Z12, Z13, Z14, Z15, Z4, Z0, Z1, Z2, Z3)
+	FMA4(Z24, Z25, Z26, Z27, Z5, Z8, Z9, Z10, Z11)
+	FMA4(Z12, Z13, Z14, Z15, Z6, Z16, Z17, Z18, Z19)
+	FMA4(Z24, Z25, Z26, Z27, Z7, Z20, Z21, Z22, Z23)
+	LEAQ (R13)(R10*1), R11
+	LEAQ (R12)(R8*2), R12
+	SUBQ $2, CX
+	JMP t4pairs
+t4single:
+	TESTQ CX, CX
+	JZ t4end
+	Z4X2_B(R11, Z12, Z13, Z14, Z15)
+	VBROADCASTSS (R12), Z4
+	VBROADCASTSS 4(R12), Z6
+	FMA4(Z12, Z13, Z14, Z15, Z4, Z0, Z1, Z2, Z3)
+	FMA4(Z12, Z13, Z14, Z15, Z6, Z16, Z17, Z18, Z19)
+t4end:
+	TESTQ $2, mode+88(FP)
+	JNZ t4sum
+	MOVQ state+80(FP), R13
+	SUBQ dst+0(FP), R13
+	LEAQ (DI)(R13*1), R11
+	Z4X2_STORE_STATE
+	JMP t4store
+t4sum:
+	VADDPS Z8, Z0, Z0
+	VADDPS Z9, Z1, Z1
+	VADDPS Z10, Z2, Z2
+	VADDPS Z11, Z3, Z3
+	VADDPS Z20, Z16, Z16
+	VADDPS Z21, Z17, Z17
+	VADDPS Z22, Z18, Z18
+	VADDPS Z23, Z19, Z19
+t4store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, K1, 192(DI)
+	VMOVUPS Z16, (DI)(DX*1)
+	VMOVUPS Z17, 64(DI)(DX*1)
+	VMOVUPS Z18, 128(DI)(DX*1)
+	VMOVUPS Z19, K1, 192(DI)(DX*1)
+	LEAQ (DI)(DX*2), DI
+	ADDQ $8, SI
+	DECQ BX
+	JNZ t4row
+t4done:
+	VZEROUPPER
+	RET

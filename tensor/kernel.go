@@ -26,6 +26,7 @@ type kernel[T Float] struct {
 	acc       bool
 	transA    bool
 	transB    bool
+	packed    bool // Gemm rows: b is in column panels (packPanels)
 }
 
 // freeList recycles heap records. Unlike sync.Pool it is never emptied by
@@ -148,6 +149,7 @@ const (
 	kNone kernelKind = iota
 	kGemmTiles
 	kGemmRows
+	kGemmTZ
 	kAggregateRows
 	kSpmmtParts
 	kSumParts
@@ -178,6 +180,8 @@ func (k *kernel[T]) Range(lo, hi int) {
 		gemmTiles(k, lo, hi)
 	case kGemmRows:
 		gemmRows(k, lo, hi)
+	case kGemmTZ:
+		gemmTZ(k, lo, hi)
 	case kAggregateRows:
 		aggregateRows(k, lo, hi)
 	case kSpmmtParts:

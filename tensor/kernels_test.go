@@ -79,7 +79,8 @@ func closeSlices[T Float](t *testing.T, name string, got, want []T) {
 var shapes = [][3]int{{0, 3, 4}, {1, 1, 1}, {3, 0, 2}, {5, 7, 3}, {17, 9, 65}, {130, 70, 200}, {400, 33, 64},
 	{100, 64, 18}, {64, 300, 10}, // these two take Gemm's transposing paths
 	{300, 64, 7}, {300, 7, 64}, {40, 1100, 5}, // AVX2 row kernel (float32, α = 1, β ∈ {0, 1}) and beyond its K
-	{9, 500, 72}, {18, 300, 64}} // transposed a narrower than b: a's transpose by rows
+	{9, 500, 72}, {18, 300, 64}, // transposed a narrower than b: a's transpose by rows
+	{128, 301, 128}} // AVX-512: b in panels, the inner dimension in chunks; aᵀ·b as gemmTZ
 
 func TestGemm(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
@@ -146,7 +147,9 @@ var rowIdentity = func() (id [gemmRowsMaxK]int32) {
 // gemmRows8), or on AVX-512 64-column blocks and a masked remainder of one
 // to four vectors, one or two rows per pass (gemmRowsZ), gives the bits of
 // the per-row path (axpyRowAVX) for widths around the blocks, odd and even
-// inner dimensions and row counts, row sub-ranges and accumulation.
+// inner dimensions and row counts, row sub-ranges and accumulation, with b
+// as it is and (on AVX-512) in column panels, with and without chunks of
+// the inner dimension.
 func TestGemmRowsBlocks(t *testing.T) {
 	if !haveAVX2FMA {
 		t.Skip("no AVX2+FMA on this machine")
@@ -162,15 +165,33 @@ func checkGemmRowsBlocks(t *testing.T) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(15, 16))
 	const m = 7
-	for _, n := range []int{1, 5, 8, 9, 12, 16, 17, 18, 23, 24, 32, 33, 36, 40, 48, 50, 63, 64, 72, 100, 128} {
-		for _, k := range []int{1, 2, 3, 9, 18, 64} {
+	for _, n := range []int{1, 5, 8, 9, 12, 16, 17, 18, 23, 24, 32, 33, 36, 40, 48, 50, 63, 64, 72, 100, 128, 130, 192} {
+		for _, k := range []int{1, 2, 3, 9, 18, 64, 129, 300} {
 			a, b := randDense[float32](rng, m, k), randDense[float32](rng, k, n)
+			packed := NewDense[float32](k, n)
+			packPanels(packed.Data, b.Data, k, n)
 			for _, acc := range []bool{false, true} {
 				got, want := randDense[float32](rng, m, n), NewDense[float32](m, n)
 				copy(want.Data, got.Data)
 				kr := kernel[float32]{kind: kGemmRows, dst: got, a: a, b: b, acc: acc}
 				gemmRows(&kr, 0, 2)
 				gemmRows(&kr, 2, m)
+				if gemmAVX512 { // b in column panels, the inner dimension in chunks: the same bits
+					for _, chunked := range []bool{false, true} {
+						kp := kernel[float32]{kind: kGemmRows, dst: NewDense[float32](m, n), a: a, b: packed, acc: acc, packed: true}
+						if chunked {
+							kp.w = randDense[float32](rng, m, n).Data
+						}
+						copy(kp.dst.Data, want.Data)
+						gemmRows(&kp, 0, 3)
+						gemmRows(&kp, 3, m)
+						for i, v := range kp.dst.Data {
+							if math.Float32bits(v) != math.Float32bits(got.Data[i]) {
+								t.Fatalf("packed b, chunked %v, n=%d k=%d acc=%v: element %d = %v, unpacked gives %v", chunked, n, k, acc, i, v, got.Data[i])
+							}
+						}
+					}
+				}
 				for i := 0; i < m; i++ {
 					axpyRowAVX(want.Data[i*n:(i+1)*n], b.Data, n, &rowIdentity[0], &a.Data[i*k], k, acc)
 				}
@@ -178,6 +199,36 @@ func checkGemmRowsBlocks(t *testing.T) {
 					if math.Float32bits(v) != math.Float32bits(want.Data[i]) {
 						t.Fatalf("AVX-512 %v, n=%d k=%d acc=%v: element %d = %v, the row path gives %v", gemmAVX512, n, k, acc, i, v, want.Data[i])
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestGemmTZBits checks that gemmTZ (aᵀ·b from a's columns, in chunks of
+// the inner dimension) gives the bits of the row kernel on a transposed
+// copy of a, over one worker's range or two.
+func TestGemmTZBits(t *testing.T) {
+	if !haveAVX512 {
+		t.Skip("no AVX-512 on this machine")
+	}
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, s := range [][3]int{{2, 65, 64}, {6, 129, 128}, {128, 300, 64}, {10, 1000, 192}} {
+		m, k, n := s[0], s[1], s[2]
+		a, b := randDense[float32](rng, k, m), randDense[float32](rng, k, n)
+		at := NewDense[float32](m, k)
+		transposeInto(at, a)
+		for _, acc := range []bool{false, true} {
+			want := randDense[float32](rng, m, n)
+			got := want.Clone()
+			kr := kernel[float32]{kind: kGemmRows, dst: want, a: at, b: b, acc: acc}
+			gemmRows(&kr, 0, m)
+			kt := kernel[float32]{kind: kGemmTZ, dst: got, a: a, b: b, w: make([]float32, m*n), acc: acc}
+			gemmTZ(&kt, 0, 1)
+			gemmTZ(&kt, 1, m/2)
+			for i, v := range got.Data {
+				if math.Float32bits(v) != math.Float32bits(want.Data[i]) {
+					t.Fatalf("%v acc=%v: element %d = %v, the row kernel gives %v", s, acc, i, v, want.Data[i])
 				}
 			}
 		}
