@@ -51,17 +51,22 @@ func graphLogits(t testing.TB, m model.Model, ds *data.Dataset) []float32 {
 // its checkpoint and the logits of the trained model at its selected
 // epoch, computed in process.
 func trainOne(t *testing.T, ds *data.Dataset) (*checkpoint.Checkpoint, []float32) {
+	return trainModel(t, ds, "prcapsnet")
+}
+
+// trainModel is trainOne for the task's model name.
+func trainModel(t *testing.T, ds *data.Dataset, name string) (*checkpoint.Checkpoint, []float32) {
 	t.Helper()
-	cfg, err := model.DefaultConfig(ds.Task, "prcapsnet")
+	cfg, err := model.DefaultConfig(ds.Task, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc := train.Recipe(ds.Task, "prcapsnet")
+	tc := train.Recipe(ds.Task, name)
 	tc.Epochs = 4
 	var ck *checkpoint.Checkpoint
 	var want []float32
 	onModel := func(_ int, r train.Result, m model.Model) {
-		ck = checkpoint.New(m, "prcapsnet", cfg, ds, tc, r)
+		ck = checkpoint.New(m, name, cfg, ds, tc, r)
 		if ds.Task == data.GraphTask {
 			want = graphLogits(t, m, ds)
 		} else {
@@ -70,12 +75,12 @@ func trainOne(t *testing.T, ds *data.Dataset) (*checkpoint.Checkpoint, []float32
 	}
 	if ds.Task == data.GraphTask {
 		build := func(seed uint64) (model.GraphModel, error) {
-			return model.NewGraph("prcapsnet", cfg, model.GraphShape(ds.Graph), seed)
+			return model.NewGraph(name, cfg, model.GraphShape(ds.Graph), seed)
 		}
 		_, err = train.RunGraphProtocol(ds.Graph, build, train.GraphProtocol{Folds: 10, OnlyFolds: 1, OnModel: onModel}, tc, nil, nil)
 	} else {
 		build := func(seed uint64) (model.NodeModel, error) {
-			return model.NewNode("prcapsnet", cfg, model.NodeShape(ds.Node), seed)
+			return model.NewNode(name, cfg, model.NodeShape(ds.Node), seed)
 		}
 		_, err = train.RunNodeProtocol(ds.Node, build, train.NodeProtocol{Seeds: 1, OnModel: onModel}, tc, nil, nil)
 	}
@@ -124,6 +129,29 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("graph metadata: encoding %+v, classes %v", got.Encoding, got.ClassNames)
 			}
 		}
+	}
+}
+
+// A model with buffers (GIN's batch-norm running statistics) saves and
+// loads them with its parameters: the loaded model's logits are the
+// in-process model's.
+func TestRoundTripBuffers(t *testing.T) {
+	ds := load(t, "mutag")
+	ck, want := trainModel(t, ds, "gin")
+	path := filepath.Join(t.TempDir(), "gin.safetensors")
+	if err := ck.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	got, err := checkpoint.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := got.NewModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(graphLogits(t, m, ds), want) {
+		t.Fatal("logits differ from the in-process model's")
 	}
 }
 
@@ -206,7 +234,7 @@ func TestLoadRejects(t *testing.T) {
 		{"extra byte", append(slices.Clone(good), 0), "end at byte"},
 		{"wrong version", edit(func(m map[string]string, _ map[string]json.RawMessage) { m["prcaps.version"] = "99" }), "version \"99\""},
 		{"not prcaps", edit(func(m map[string]string, _ map[string]json.RawMessage) { delete(m, "format") }), "not a prcaps checkpoint"},
-		{"unknown model", edit(func(m map[string]string, _ map[string]json.RawMessage) { m["prcaps.model"] = "gin" }), "unknown graph-classification model \"gin\""},
+		{"unknown model", edit(func(m map[string]string, _ map[string]json.RawMessage) { m["prcaps.model"] = "nosuchmodel" }), "unknown graph-classification model \"nosuchmodel\""},
 		{"wrong model", edit(func(m map[string]string, _ map[string]json.RawMessage) {
 			m["prcaps.task"], m["prcaps.model"], m["prcaps.config"] = "node", "gcn", `{"Hidden":16}`
 		}), "no tensor \"conv1.weight\""},

@@ -58,11 +58,13 @@ func (r Run) Describe() string {
 		r.ModelName(), ds.Name, ds.Node.Graph.N, ds.Node.X.Cols(), ds.Node.NumClasses, ds.From, r.Node.Name(), tc.Epochs)
 }
 
+// batchSize is the graph protocol's mini-batch: Graph.BatchSize, or the
+// model's recipe (train.RecipeBatchSize) when it is 0.
 func (r Run) batchSize() int {
 	if r.Graph.BatchSize > 0 {
 		return r.Graph.BatchSize
 	}
-	return train.DefaultBatchSize
+	return train.RecipeBatchSize(r.ModelName())
 }
 
 // hooks returns OnEpoch and OnRun with the progress reports added.
@@ -229,7 +231,9 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 		return train.GraphJob{}, err
 	}
 	onEpoch, onRun := r.hooks()
-	return train.GraphJob{Dataset: ds, Build: build, Protocol: r.Graph, Config: r.TrainConfig(),
+	p := r.Graph
+	p.BatchSize = r.batchSize()
+	return train.GraphJob{Dataset: ds, Build: build, Protocol: p, Config: r.TrainConfig(),
 		OnEpoch: onEpoch, OnRun: onRun}, nil
 }
 

@@ -46,6 +46,14 @@ type GraphModel interface {
 	Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32]
 }
 
+// WholeBatch is implemented by graph models whose training pass couples
+// the graphs of a mini-batch (batch normalisation over its nodes): the
+// trainer then runs each mini-batch in one pass, never in the
+// micro-batches of GraphProtocol.MicroBatchNodes.
+type WholeBatch interface {
+	WholeBatch() bool
+}
+
 // NodeEmbedder is a node model with an embedding output: the
 // representation of each node that its classifier reads, in evaluation
 // mode (what the paper's t-SNE figure plots).
@@ -72,11 +80,18 @@ func Params(m Model) []*autodiff.Var[float32] {
 	return ps
 }
 
-// CountParams is the number of scalar parameters of m.
+// CountParams is the number of scalar parameters of m, buffers (groups
+// with Buffer set, such as batch-norm running statistics) not counted, as
+// PyTorch counts model.parameters().
 func CountParams(m Model) int {
 	n := 0
-	for _, p := range Params(m) {
-		n += p.Value.Len()
+	for _, g := range m.Groups() {
+		if g.Buffer {
+			continue
+		}
+		for _, p := range g.Params {
+			n += p.Value.Len()
+		}
 	}
 	return n
 }

@@ -143,7 +143,7 @@ func newAdam[T tensor.Float](variant Variant, cfg Config, groups []Group[T]) (*A
 func (o *Adam[T]) refreshActive() {
 	o.active = o.active[:0]
 	for _, g := range o.groups {
-		if !g.Frozen {
+		if !g.Frozen && !g.Buffer {
 			o.active = append(o.active, g.Params...)
 		}
 	}
@@ -233,7 +233,7 @@ func (o *Adam[T]) StepCount(p *autodiff.Var[T]) int {
 func (o *Adam[T]) Step() error {
 	for i := range o.groups {
 		g := &o.groups[i]
-		if g.Frozen {
+		if g.Frozen || g.Buffer {
 			continue
 		}
 		lr := o.lr * g.LRScale

@@ -101,6 +101,12 @@ type Group[T tensor.Float] struct {
 	// Frozen groups are not updated and their state does not advance; their
 	// gradients are still zeroed by ZeroGrad.
 	Frozen bool
+	// Buffer groups hold state a model keeps beside its parameters and
+	// updates itself (batch-norm running statistics): like Frozen groups
+	// they are never updated by the optimiser or clipped, and
+	// model.CountParams does not count them; snapshots and checkpoints
+	// keep them with the parameters.
+	Buffer bool
 	// Manifold, when non-nil, is the geometry of every parameter of the
 	// group (each row a point); nil means Euclidean. Only RiemannianAdam
 	// accepts manifold groups.

@@ -50,7 +50,7 @@ type GraphProtocol struct {
 	FoldSeed  uint64  `opt:"fold-seed" help:"graph: seed of the fold assignment (fixed across models)"`                              // (default 0)
 	FirstSeed uint64  `opt:"first-seed" help:"seed of the first run (node) or of fold 0 (graph)"`                                    // fold f trains from seed FirstSeed+f (initialisation, dropout, shuffling)
 	ValFrac   float64 // inner validation fraction (default data.DefaultInnerVal = 0.1)
-	BatchSize int     `opt:"batch" min:"1" max:"1048576" help:"graph: training mini-batch size (graphs; default 16)"` // training mini-batch (default DefaultBatchSize = 16)
+	BatchSize int     `opt:"batch" min:"1" max:"1048576" help:"graph: training mini-batch size (graphs; default: the model's recipe, 16, or 32 for gin and mlp)"` // training mini-batch (0: DefaultBatchSize = 16 here; experiment.Run takes RecipeBatchSize)
 	EvalBatch int     // evaluation mini-batch (default 128; does not change results)
 	// MicroBatchNodes bounds the nodes of the micro-batches in which a
 	// training mini-batch goes through the model (default
@@ -58,7 +58,7 @@ type GraphProtocol struct {
 	// graph). Their gradients add up to the mini-batch's before its one
 	// optimiser step, so it is a speed and memory setting: results change
 	// only through float rounding and the order of the dropout draws.
-	MicroBatchNodes int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws"`
+	MicroBatchNodes int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
 	// Parallel is the number of folds trained at once (default 1). Results
 	// do not depend on it: every fold has its own model, seed and buffers.
 	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it"`
@@ -166,6 +166,7 @@ type graphTrainer struct {
 	opt        optim.Optimizer
 	lr         optim.Schedule
 	params     []*autodiff.Var[float32]
+	state      []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
 	rng        *rand.Rand
 	tape, eval autodiff.Tape[float32]
 	batch      data.GraphBatch
@@ -174,7 +175,7 @@ type graphTrainer struct {
 	rows       []int32
 	onVal      func(ValScores) // see GraphProtocol.OnValidation
 	scores     ValScores
-	selected   []float32 // tr.params at the selected epoch, end to end
+	selected   []float32 // tr.state at the selected epoch, end to end
 }
 
 // graphBatching is how a fold's graphs go through the model: training
@@ -209,9 +210,15 @@ func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split
 	tr := &graphTrainer{m: m, ds: ds, split: split, cfg: cfg, sizes: sizes, opt: opt, lr: lr,
 		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	for _, g := range m.Groups() {
-		if !g.Frozen {
+		if !g.Frozen && !g.Buffer {
 			tr.params = append(tr.params, g.Params...)
 		}
+		if !g.Frozen {
+			tr.state = append(tr.state, g.Params...)
+		}
+	}
+	if wb, ok := m.(model.WholeBatch); ok && wb.WholeBatch() {
+		tr.sizes.microNodes = math.MaxInt // batch statistics span the mini-batch
 	}
 	tr.eval.NoGrad = true
 	tr.tape.ReleaseGrads = true // the step reads only parameter gradients
@@ -453,13 +460,13 @@ func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg C
 	return res, nil
 }
 
-// keepSelected copies the parameters into tr.selected: those of the epoch
+// keepSelected copies the parameters and buffers into tr.selected: those of the epoch
 // selected so far. Copying 10-20 thousand values costs far less than
 // scoring the test set at every epoch that the validation accuracy ties or
 // raises (24.6 of 100 per MUTAG fold).
 func (tr *graphTrainer) keepSelected() {
 	tr.selected = tr.selected[:0]
-	for _, p := range tr.params {
+	for _, p := range tr.state {
 		tr.selected = append(tr.selected, p.Value.Data...)
 	}
 }
@@ -474,7 +481,7 @@ func (tr *graphTrainer) testSelected() (float64, error) {
 	return acc, err
 }
 
-func (tr *graphTrainer) swapSelected() { swapParams(tr.params, tr.selected) }
+func (tr *graphTrainer) swapSelected() { swapParams(tr.state, tr.selected) }
 
 // selectsGraphEpoch reports whether an epoch whose validation accuracy is
 // valAcc replaces the selected epoch, whose accuracy is best: it does when

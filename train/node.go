@@ -129,6 +129,7 @@ type nodeTrainer struct {
 	opt    optim.Optimizer
 	lr     optim.Schedule
 	params []*autodiff.Var[float32]
+	state  []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
 	rng    *rand.Rand
 	tape   autodiff.Tape[float32]
 	eval   autodiff.Tape[float32]
@@ -161,8 +162,11 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 	tr := &nodeTrainer{m: m, ds: ds, split: split, cfg: cfg, labels: labels, opt: opt, lr: lr,
 		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	for _, g := range m.Groups() {
-		if !g.Frozen {
+		if !g.Frozen && !g.Buffer {
 			tr.params = append(tr.params, g.Params...) // clipped together
+		}
+		if !g.Frozen {
+			tr.state = append(tr.state, g.Params...)
 		}
 	}
 	tr.eval.NoGrad = true
@@ -246,7 +250,7 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 			sinceBest = 0
 			if onModel != nil {
 				selected = selected[:0]
-				for _, p := range tr.params {
+				for _, p := range tr.state {
 					selected = append(selected, p.Value.Data...)
 				}
 			}
@@ -263,9 +267,9 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 	}
 	res.Seconds = time.Since(start).Seconds()
 	if onModel != nil && res.BestEpoch > 0 {
-		swapParams(tr.params, selected)
+		swapParams(tr.state, selected)
 		onModel(res)
-		swapParams(tr.params, selected)
+		swapParams(tr.state, selected)
 	}
 	return res, nil
 }

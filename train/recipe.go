@@ -34,9 +34,15 @@ import (
 //     Adam with coupled L2), weight decay 1e-4, 100 epochs, with lr 0.005
 //     halved every 50 epochs and clipping at 1, the choices DESIGN §5 lists
 //     as made on validation accuracy (docs/notes/graph-lr.md);
+//   - graph gin: Xu et al.'s Adam at lr 0.01 halved every 50 epochs, no
+//     weight decay, 350 epochs;
+//   - graph mlp: the middle of Errica et al.'s grid for their
+//     structure-agnostic baseline, Adam at lr 0.001 with weight decay
+//     0.001, at most 5,000 epochs with patience 500 (their early stopping);
 //   - any other graph model: DefaultGraphConfig.
 //
-// The mini-batch of the graph protocol is GraphProtocol.BatchSize.
+// The mini-batch of the graph protocol is GraphProtocol.BatchSize, by
+// default RecipeBatchSize.
 func Recipe(task data.Task, model string) Config {
 	model = strings.ToLower(model)
 	switch {
@@ -56,6 +62,10 @@ func Recipe(task data.Task, model string) Config {
 		return Config{Epochs: 200, LR: 0.001, WeightDecay: 1e-5, Optimizer: "adamw", Clip: 1, LRSchedule: ScheduleCosine}
 	case task == data.GraphTask && model == "prcapsnet":
 		return Config{Epochs: 100, LR: 0.005, WeightDecay: 1e-4, Optimizer: "radam", Clip: 1, LRSchedule: ScheduleStep}
+	case task == data.GraphTask && model == "gin":
+		return Config{Epochs: 350, LR: 0.01, Optimizer: "adam", LRSchedule: ScheduleStep}
+	case task == data.GraphTask && model == "mlp":
+		return Config{Epochs: 5000, Patience: 500, LR: 0.001, WeightDecay: 0.001, Optimizer: "adam"}
 	case task == data.GraphTask:
 		return DefaultGraphConfig()
 	}
@@ -67,4 +77,15 @@ func Recipe(task data.Task, model string) Config {
 // epochs.
 func DefaultGraphConfig() Config {
 	return Config{Epochs: 100, LR: 0.01, Optimizer: "adam", LRSchedule: ScheduleStep}
+}
+
+// RecipeBatchSize is the training mini-batch (graphs) a registered graph
+// model trains with by default: 32 for gin and mlp (Xu et al.; Errica et
+// al.'s smaller batch), DefaultBatchSize (the paper's 16) otherwise.
+func RecipeBatchSize(model string) int {
+	switch strings.ToLower(model) {
+	case "gin", "mlp":
+		return 32
+	}
+	return DefaultBatchSize
 }
