@@ -73,14 +73,14 @@ func (b *Bench) graphJob(label, name string, mc model.Config, tc train.Config, d
 }
 
 func (b *Bench) graphProtocolNote() string {
-	ep := "the model's default epochs (100)"
+	ep := "each model's recipe of epochs and mini-batch (PR-CapsNet: 100 epochs, batch 16)"
 	if b.opt.Epochs > 0 {
-		ep = fmt.Sprintf("%d epoch(s)", b.opt.Epochs)
+		ep = fmt.Sprintf("%d epoch(s), each model's mini-batch (PR-CapsNet: 16)", b.opt.Epochs)
 	}
 	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch (stratified 10%% validation split inside each training fold; ties: the later epoch), "+
-		"mean ± std (population) over the folds of protocol %q, fold seed 0, model seeds %d-%d, %s, batch %d "+
-		"(in micro-batches of at most %d nodes). "+
+		"mean ± std (population) over the folds of protocol %q, fold seed 0, model seeds %d-%d, %s "+
+		"(in micro-batches of at most %d nodes, except models with batch norm). "+
 		"Param: trainable parameters. Runtime: training wall time per fold in seconds (evaluation every epoch, GOMAXPROCS %d).",
-		b.graphProtocol().Name(), b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Folds-1, ep, train.DefaultBatchSize,
+		b.graphProtocol().Name(), b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Folds-1, ep,
 		train.DefaultMicroBatchNodes, runtime.GOMAXPROCS(0))
 }

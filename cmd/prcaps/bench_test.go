@@ -104,7 +104,7 @@ func TestBenchCPUProfile(t *testing.T) {
 // dataset is the summary `prcaps train` gives under the same protocol.
 func TestBenchGraphMatchesTrain(t *testing.T) {
 	proto := []string{"--data", "", "--folds", "3", "--epochs", "2", "--parallel", "2", "--json", "--quiet"}
-	code, out, errOut := runCLI(append([]string{"bench", "--suite", "graph", "--dataset", "mutag"}, proto...)...)
+	code, out, errOut := runCLI(append([]string{"bench", "--suite", "graph", "--models", "prcapsnet", "--dataset", "mutag"}, proto...)...)
 	if code != 0 {
 		t.Fatalf("bench: exit %d: %s", code, errOut)
 	}
