@@ -90,7 +90,14 @@ func checkVariants(t *testing.T, b *Bench, tb Table, cora *data.NodeDataset, pap
 		task := tableTask(tb)
 		shape := model.NodeShape(cora)
 		if task == data.GraphTask {
-			shape = model.Shape{Features: 7, Classes: 2}
+			mutag, err := data.Load("mutag", data.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shape = model.GraphShape(mutag.Graph)
+			if r, ok := mc.(model.GraphResolver); ok {
+				r.ResolveGraphs(mutag.Graph) // as experiment.Run does
+			}
 		}
 		if _, err := model.New(task, v.Model, mc, shape, 0); err != nil {
 			t.Errorf("%s: %s: %v", tb.Name, v.Label, err)

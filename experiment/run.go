@@ -118,11 +118,34 @@ func (r Run) TrainConfig() train.Config {
 	return r.Train
 }
 
+// withConfig returns r with its model configuration filled in: the
+// model's defaults for a nil Config, and for a graph model the settings it
+// derives from the dataset's graphs without their labels
+// (model.GraphResolver, DGCNN's SortPooling k), resolved in place so that
+// a saved checkpoint holds them.
+func (r Run) withConfig() (Run, error) {
+	if r.Config == nil {
+		cfg, err := model.DefaultConfig(r.Dataset.Task, r.ModelName())
+		if err != nil {
+			return r, err
+		}
+		r.Config = cfg
+	}
+	if rc, ok := r.Config.(model.GraphResolver); ok && r.Dataset.Task == data.GraphTask {
+		rc.ResolveGraphs(r.Dataset.Graph)
+	}
+	return r, nil
+}
+
 // Do runs the protocol and summarises it. A configuration the model
 // rejects is reported before any training.
 func (r Run) Do() (train.Summary, error) {
 	if r.Dataset == nil {
 		return train.Summary{}, fmt.Errorf("experiment: no dataset")
+	}
+	r, err := r.withConfig()
+	if err != nil {
+		return train.Summary{}, err
 	}
 	if err := r.checkMemory(totalMemory()); err != nil {
 		return train.Summary{}, err
@@ -224,6 +247,10 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 		return train.GraphJob{}, fmt.Errorf("experiment: a graph job needs a graph-classification dataset")
 	}
 	ds := r.Dataset.Graph
+	r, err := r.withConfig()
+	if err != nil {
+		return train.GraphJob{}, err
+	}
 	build := func(seed uint64) (model.GraphModel, error) {
 		return model.NewGraph(r.ModelName(), r.Config, model.GraphShape(ds), seed)
 	}

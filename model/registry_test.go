@@ -66,8 +66,19 @@ func TestNewRejectsWrongConfigType(t *testing.T) {
 
 func TestParamsHaveUniqueDottedNames(t *testing.T) {
 	shape := model.Shape{Features: 5, Classes: 2}
+	// A one-graph dataset for the settings a graph model takes from the
+	// graphs (DGCNN's k).
+	g, err := data.NewGraph(3, []int32{0, 1}, []int32{1, 0}, data.EdgeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs := &data.GraphDataset{NumFeatures: 5, NumClasses: 2, Graphs: []data.GraphSample{{Graph: g}}}
 	for _, s := range model.Specs() {
-		m, err := model.New(s.Task, s.Name, nil, shape, 0)
+		cfg := s.Default()
+		if r, ok := cfg.(model.GraphResolver); ok {
+			r.ResolveGraphs(graphs)
+		}
+		m, err := model.New(s.Task, s.Name, cfg, shape, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
