@@ -35,6 +35,8 @@ type MultiHeadAttention[T autodiff.Float] struct {
 	Proj    *autodiff.Var[T]
 	Heads   int
 	Dropout float64
+
+	parts []*autodiff.Var[T] // ForwardSegments' per-segment outputs, reused
 }
 
 // PerformerFeatures is FAVOR+'s default number of random features for heads
@@ -75,8 +77,16 @@ func (a *MultiHeadAttention[T]) Params() []*autodiff.Var[T] {
 // softmax attention, or FAVOR+ with performer (which needs Proj). Dropout
 // draws from rng in training.
 func (a *MultiHeadAttention[T]) Forward(t *autodiff.Tape[T], x *autodiff.Var[T], performer, training bool, rng *rand.Rand) *autodiff.Var[T] {
+	return a.forward(t, x, nil, performer, training, rng)
+}
+
+// forward is Forward, within the segments seg when it is not nil.
+func (a *MultiHeadAttention[T]) forward(t *autodiff.Tape[T], x *autodiff.Var[T], seg []int32, performer, training bool, rng *rand.Rand) *autodiff.Var[T] {
 	dim := a.Out.W.Value.Rows
 	qkv := a.In.Forward(t, x)
+	if seg != nil {
+		return a.Out.Forward(t, a.segments(t, qkv, seg, dim, training, rng))
+	}
 	q := autodiff.SliceCols(t, qkv, 0, dim)
 	k := autodiff.SliceCols(t, qkv, dim, 2*dim)
 	v := autodiff.SliceCols(t, qkv, 2*dim, 3*dim)
@@ -148,4 +158,28 @@ func blockRows(block []float64, d, r int) [][]float64 {
 		rows[i] = block[i*d : (i+1)*d]
 	}
 	return rows
+}
+
+// ForwardSegments is exact softmax attention within each segment of rows:
+// rows seg[s] … seg[s+1]−1 (a graph of a batch) attend to each other only,
+// as GraphGPS's graph-level models attend within each graph. seg must run
+// from 0 to x's row count.
+func (a *MultiHeadAttention[T]) ForwardSegments(t *autodiff.Tape[T], x *autodiff.Var[T], seg []int32, training bool, rng *rand.Rand) *autodiff.Var[T] {
+	return a.forward(t, x, seg, false, training, rng)
+}
+
+// segments records the attention of each segment of qkv's rows and stacks
+// the results.
+func (a *MultiHeadAttention[T]) segments(t *autodiff.Tape[T], qkv *autodiff.Var[T], seg []int32, dim int, training bool, rng *rand.Rand) *autodiff.Var[T] {
+	a.parts = a.parts[:0]
+	for s := 0; s+1 < len(seg); s++ {
+		lo, hi := int(seg[s]), int(seg[s+1])
+		if lo == hi {
+			continue
+		}
+		p := autodiff.SliceRows(t, qkv, lo, hi)
+		q, k, v := autodiff.SliceCols(t, p, 0, dim), autodiff.SliceCols(t, p, dim, 2*dim), autodiff.SliceCols(t, p, 2*dim, 3*dim)
+		a.parts = append(a.parts, autodiff.Attention(t, q, k, v, a.Heads, a.Dropout, rng, training))
+	}
+	return autodiff.ConcatRows(t, a.parts...)
 }

@@ -71,9 +71,19 @@ func (l *GPSLayer[T]) Params() []*autodiff.Var[T] {
 // Forward records the layer on x (nodes × dim) over the GCN operator adj;
 // performer selects FAVOR+ attention. Dropout draws from rng in training.
 func (l *GPSLayer[T]) Forward(t *autodiff.Tape[T], adj *tensor.Adjacency[T], x *autodiff.Var[T], performer, training bool, rng *rand.Rand) *autodiff.Var[T] {
+	return l.forward(t, adj, x, nil, performer, training, rng)
+}
+
+// ForwardSegments is Forward with exact attention within each segment of
+// rows (each graph of a batch; see MultiHeadAttention.ForwardSegments).
+func (l *GPSLayer[T]) ForwardSegments(t *autodiff.Tape[T], adj *tensor.Adjacency[T], x *autodiff.Var[T], seg []int32, training bool, rng *rand.Rand) *autodiff.Var[T] {
+	return l.forward(t, adj, x, seg, false, training, rng)
+}
+
+func (l *GPSLayer[T]) forward(t *autodiff.Tape[T], adj *tensor.Adjacency[T], x *autodiff.Var[T], seg []int32, performer, training bool, rng *rand.Rand) *autodiff.Var[T] {
 	hl := autodiff.Dropout(t, l.Local.Forward(t, adj, x), l.Dropout, rng, training)
 	hl = norm(t, l.Norm1Local, autodiff.Add(t, x, hl))
-	ha := autodiff.Dropout(t, l.Attn.Forward(t, x, performer, training, rng), l.Dropout, rng, training)
+	ha := autodiff.Dropout(t, l.Attn.forward(t, x, seg, performer, training, rng), l.Dropout, rng, training)
 	ha = norm(t, l.Norm1Attn, autodiff.Add(t, x, ha))
 	s := autodiff.Add(t, hl, ha)
 	f := autodiff.Dropout(t, GELU(t, l.FF1.Forward(t, s)), l.Dropout, rng, training)

@@ -45,6 +45,9 @@ import (
 //     bench's Table 2 applies those per dataset);
 //   - graph gat and gatv2: GAT's optimiser (Adam at lr 0.005, weight decay
 //     5e-4) for the graph defaults' 100 epochs;
+//   - graph graphgps: GraphGPS's optimiser (AdamW at lr 0.001, weight decay
+//     1e-5, cosine annealing, clipping at 1) for the graph defaults' 100
+//     epochs, batch 32 (their graph-level configurations' batch);
 //   - any other graph model: DefaultGraphConfig.
 //
 // The mini-batch of the graph protocol is GraphProtocol.BatchSize, by
@@ -74,6 +77,8 @@ func Recipe(task data.Task, model string) Config {
 		return Config{Epochs: 200, LR: 1e-4, Optimizer: "adam"}
 	case task == data.GraphTask && (model == "gat" || model == "gatv2"):
 		return Config{Epochs: 100, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adam"}
+	case task == data.GraphTask && model == "graphgps":
+		return Config{Epochs: 100, LR: 0.001, WeightDecay: 1e-5, Optimizer: "adamw", Clip: 1, LRSchedule: ScheduleCosine}
 	case task == data.GraphTask && model == "mlp":
 		return Config{Epochs: 5000, Patience: 500, LR: 0.001, WeightDecay: 0.001, Optimizer: "adam"}
 	case task == data.GraphTask:
@@ -90,12 +95,12 @@ func DefaultGraphConfig() Config {
 }
 
 // RecipeBatchSize is the training mini-batch (graphs) a registered graph
-// model trains with by default: 32 for gin and mlp (Xu et al.; Errica et
-// al.'s smaller batch), 50 for dgcnn (the authors' script),
+// model trains with by default: 32 for gin, mlp and graphgps (Xu et al.;
+// Errica et al.'s smaller batch; GraphGPS's configurations), 50 for dgcnn (the authors' script),
 // DefaultBatchSize (the paper's 16) otherwise.
 func RecipeBatchSize(model string) int {
 	switch strings.ToLower(model) {
-	case "gin", "mlp":
+	case "gin", "mlp", "graphgps":
 		return 32
 	case "dgcnn":
 		return 50
