@@ -25,6 +25,7 @@ type batchNormOp[T Float] struct {
 	rstd                []float64 // per column
 	xhat                []T       // normalised input
 	acc                 []float64 // column sums: mean, ∂β, ∂γ
+	coef                []T       // per-column coefficients of the element loops
 }
 
 // BatchNorm normalises each column of x (rows are the samples: the nodes of
@@ -93,13 +94,24 @@ func BatchNorm[T Float](t *Tape[T], x, gamma, beta *Var[T], stats *BatchStats[T]
 			p.rstd[j] = 1 / math.Sqrt(float64(stats.Var[j])+eps)
 		}
 	}
+	// Per-column coefficients in T, so that the per-element loops are plain
+	// multiply-adds: x̂ = (x − μ)·rstd, y = γ·x̂ + β.
+	if cap(p.coef) < 3*C { // the third block is Backward's
+		p.coef = make([]T, 3*C)
+	}
+	p.coef = p.coef[:3*C]
+	mu32, rstd32 := p.coef[:C], p.coef[C:2*C]
+	for j := range mu32 {
+		mu32[j], rstd32[j] = T(mu[j]), T(p.rstd[j])
+	}
 	gd, bd, yd := gamma.Value.Data[:C], beta.Value.Data[:C], out.Value.Data[:R*C]
 	for i := 0; i < R; i++ {
-		xh, y := p.xhat[i*C:(i+1)*C], yd[i*C:(i+1)*C]
-		for j, v := range xd[i*C : (i+1)*C] {
-			h := (float64(v) - mu[j]) * p.rstd[j]
-			xh[j] = T(h)
-			y[j] = T(h*float64(gd[j]) + float64(bd[j]))
+		xr, xh, y := xd[i*C:(i+1)*C], p.xhat[i*C:(i+1)*C], yd[i*C:(i+1)*C]
+		xh, y = xh[:len(xr)], y[:len(xr)]
+		for j, v := range xr {
+			h := (v - mu32[j]) * rstd32[j]
+			xh[j] = h
+			y[j] = h*gd[j] + bd[j]
 		}
 	}
 	return out
@@ -122,18 +134,24 @@ func (p *batchNormOp[T]) Backward(out *Var[T]) {
 		}
 	}
 	if p.x.requiresGrad {
+		// ∂x = c1·(g − c2 − x̂·c3) with per-column c1 = γ·rstd and, for
+		// batch statistics, c2 = ∂β/R and c3 = ∂γ/R (zero otherwise).
 		inv := 1 / float64(max(R, 1))
+		c1, c2, c3 := p.coef[:C], p.coef[C:2*C], p.coef[2*C:3*C]
 		gam := p.gamma.Value.Data[:C]
+		for j := range c1 {
+			c1[j] = T(float64(gam[j]) * p.rstd[j])
+			c2[j], c3[j] = 0, 0
+			if p.batch {
+				c2[j], c3[j] = T(sb[j]*inv), T(sg[j]*inv)
+			}
+		}
 		gx := p.x.Grad.Data[:R*C]
 		for i := 0; i < R; i++ {
-			xh, g, dx := p.xhat[i*C:(i+1)*C], gd[i*C:(i+1)*C], gx[i*C:(i+1)*C]
+			g, xh, dx := gd[i*C:(i+1)*C], p.xhat[i*C:(i+1)*C], gx[i*C:(i+1)*C]
+			xh, dx = xh[:len(g)], dx[:len(g)]
 			for j, v := range g {
-				s := float64(gam[j]) * p.rstd[j]
-				if p.batch {
-					dx[j] += T(s * (float64(v) - sb[j]*inv - float64(xh[j])*sg[j]*inv))
-				} else {
-					dx[j] += T(s * float64(v))
-				}
+				dx[j] += c1[j] * (v - c2[j] - xh[j]*c3[j])
 			}
 		}
 	}
