@@ -50,7 +50,7 @@ type GraphProtocol struct {
 	FoldSeed  uint64  `opt:"fold-seed" help:"graph: seed of the fold assignment (fixed across models)"`                              // (default 0)
 	FirstSeed uint64  `opt:"first-seed" help:"seed of the first run (node) or of fold 0 (graph)"`                                    // fold f trains from seed FirstSeed+f (initialisation, dropout, shuffling)
 	ValFrac   float64 // inner validation fraction (default data.DefaultInnerVal = 0.1)
-	BatchSize int     `opt:"batch" min:"1" max:"1048576" help:"graph: training mini-batch size (graphs; default: the model's recipe: 16, 32 for gin, mlp and graphgps, 50 for dgcnn)"` // training mini-batch (0: DefaultBatchSize = 16 here; experiment.Run takes RecipeBatchSize)
+	BatchSize int     `opt:"batch" min:"1" max:"1048576" help:"graph: training mini-batch size (graphs; default: the model's recipe: 16, 32 for gin, mlp, graphgps and grdl, 50 for dgcnn, 256 for gratin)"` // training mini-batch (0: DefaultBatchSize = 16 here; experiment.Run takes RecipeBatchSize)
 	EvalBatch int     // evaluation mini-batch (default 128; does not change results)
 	// MicroBatchNodes bounds the nodes of the micro-batches in which a
 	// training mini-batch goes through the model (default

@@ -29,7 +29,9 @@ type Config struct {
 	// ScheduleCosine, ScheduleStep.
 	// AllowDivergence turns off the divergence rule (see ErrDiverged).
 	AllowDivergence bool   `opt:"allow-divergence" help:"keep training a run whose loss stays over 100 times its initial value for 3 epochs (by default such a run fails as diverged)"`
-	LRSchedule      string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs) or step (halved every 50 epochs, GIN's TU setting) (default: the model's recipe, step for the graph network, constant otherwise)"`
+	LRSchedule      string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs), step (halved every lr-step-every epochs, GIN's TU setting) or exponential (× 0.95 per epoch, GRDL's) (default: the model's recipe, step for the graph network, constant otherwise)"`
+	// StepEvery is the period of ScheduleStep (0: 50).
+	StepEvery int `opt:"lr-step-every" help:"with lr-schedule step: halve the rate every this many epochs, 1 to 1e6 (default: the model's recipe, 50; 100 for gratin)"`
 }
 
 // Validate reports an invalid field.
@@ -46,6 +48,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("clip %v must be non-negative and finite (0: off)", c.Clip)
 	case c.Patience < 0:
 		return fmt.Errorf("patience %d must not be negative", c.Patience)
+	case c.StepEvery < 0 || c.StepEvery > 1_000_000:
+		return fmt.Errorf("lr-step-every %d: need 1 to 1,000,000 (0: 50)", c.StepEvery)
 	}
 	switch c.Optimizer {
 	case "", "adam", "adamw", "radam", "riemannianadam":

@@ -48,6 +48,14 @@ import (
 //   - graph graphgps: GraphGPS's optimiser (AdamW at lr 0.001, weight decay
 //     1e-5, cosine annealing, clipping at 1) for the graph defaults' 100
 //     epochs, batch 32 (their graph-level configurations' batch);
+//   - graph grdl: the authors' exp.py, Adam at lr 0.001 (the kernel
+//     bandwidth at 100 times that, a model option), no weight decay, × 0.95
+//     per epoch, 100 epochs, batch 32;
+//   - graph gratin: the authors' first_train.py and fit_GMM.py, Adam at lr
+//     0.01 with weight decay 5e-4 halved every 100 epochs, 300 epochs of
+//     end-to-end training and 300 of the classifier on GMM-augmented
+//     representations (one schedule over both, where the authors restart
+//     it), batch 256;
 //   - any other graph model: DefaultGraphConfig.
 //
 // The mini-batch of the graph protocol is GraphProtocol.BatchSize, by
@@ -79,6 +87,10 @@ func Recipe(task data.Task, model string) Config {
 		return Config{Epochs: 100, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adam"}
 	case task == data.GraphTask && model == "graphgps":
 		return Config{Epochs: 100, LR: 0.001, WeightDecay: 1e-5, Optimizer: "adamw", Clip: 1, LRSchedule: ScheduleCosine}
+	case task == data.GraphTask && model == "grdl":
+		return Config{Epochs: 100, LR: 0.001, Optimizer: "adam", LRSchedule: ScheduleExponential}
+	case task == data.GraphTask && model == "gratin":
+		return Config{Epochs: 600, LR: 0.01, WeightDecay: 5e-4, Optimizer: "adam", LRSchedule: ScheduleStep, StepEvery: 100}
 	case task == data.GraphTask && model == "mlp":
 		return Config{Epochs: 5000, Patience: 500, LR: 0.001, WeightDecay: 0.001, Optimizer: "adam"}
 	case task == data.GraphTask:
@@ -95,13 +107,16 @@ func DefaultGraphConfig() Config {
 }
 
 // RecipeBatchSize is the training mini-batch (graphs) a registered graph
-// model trains with by default: 32 for gin, mlp and graphgps (Xu et al.;
-// Errica et al.'s smaller batch; GraphGPS's configurations), 50 for dgcnn (the authors' script),
+// model trains with by default: 32 for gin, mlp, graphgps and grdl (Xu et
+// al.; Errica et al.'s smaller batch; GraphGPS's configurations; GRDL's
+// exp.py), 256 for gratin, 50 for dgcnn (the authors' script),
 // DefaultBatchSize (the paper's 16) otherwise.
 func RecipeBatchSize(model string) int {
 	switch strings.ToLower(model) {
-	case "gin", "mlp", "graphgps":
+	case "gin", "mlp", "graphgps", "grdl":
 		return 32
+	case "gratin":
+		return 256
 	case "dgcnn":
 		return 50
 	}

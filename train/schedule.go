@@ -12,11 +12,16 @@ import (
 const (
 	ScheduleConstant = "constant" // LR at every epoch (also the empty string)
 	ScheduleCosine   = "cosine"   // LR annealed to 0 along half a cosine over Epochs
-	ScheduleStep     = "step"     // LR halved every 50 epochs, as GIN trains on the TU benchmarks
+	ScheduleStep     = "step"     // LR halved every StepEvery epochs (default 50), as GIN trains on the TU benchmarks
+	// ScheduleExponential multiplies the LR by 0.95 after every epoch
+	// (PyTorch's ExponentialLR(γ = 0.95), GRDL's schedule).
+	ScheduleExponential = "exponential"
 )
 
 // Schedules lists the names that Config.LRSchedule accepts besides "".
-func Schedules() []string { return []string{ScheduleConstant, ScheduleCosine, ScheduleStep} }
+func Schedules() []string {
+	return []string{ScheduleConstant, ScheduleCosine, ScheduleStep, ScheduleExponential}
+}
 
 // CheckSchedule returns an error unless name is "" or one of Schedules.
 func CheckSchedule(name string) error {
@@ -35,7 +40,13 @@ func (cfg Config) schedule() (optim.Schedule, error) {
 	case ScheduleCosine:
 		return optim.Cosine(cfg.LR, 0, cfg.Epochs), nil
 	case ScheduleStep:
-		return optim.StepDecay(cfg.LR, 50, 0.5), nil
+		every := cfg.StepEvery
+		if every == 0 {
+			every = 50
+		}
+		return optim.StepDecay(cfg.LR, every, 0.5), nil
+	case ScheduleExponential:
+		return optim.StepDecay(cfg.LR, 1, 0.95), nil
 	}
 	return optim.Constant(cfg.LR), nil
 }

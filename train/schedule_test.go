@@ -1,6 +1,7 @@
 package train
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -22,5 +23,33 @@ func TestCheckSchedule(t *testing.T) {
 	}
 	if _, err := (Config{LR: 0.01, Epochs: 10, LRSchedule: "linear"}).schedule(); err == nil {
 		t.Error("schedule linear accepted")
+	}
+}
+
+// The step schedule halves every StepEvery epochs (50 by default); the
+// exponential one multiplies by 0.95 every epoch.
+func TestScheduleValues(t *testing.T) {
+	for _, tc := range []struct {
+		cfg   Config
+		epoch int
+		want  float64
+	}{
+		{Config{LR: 0.01, LRSchedule: ScheduleStep}, 49, 0.01},
+		{Config{LR: 0.01, LRSchedule: ScheduleStep}, 50, 0.005},
+		{Config{LR: 0.01, LRSchedule: ScheduleStep, StepEvery: 100}, 99, 0.01},
+		{Config{LR: 0.01, LRSchedule: ScheduleStep, StepEvery: 100}, 250, 0.0025},
+		{Config{LR: 0.001, LRSchedule: ScheduleExponential}, 2, 0.001 * 0.95 * 0.95},
+	} {
+		tc.cfg.Epochs = 300
+		s, err := tc.cfg.schedule()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s(tc.epoch); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("%+v at epoch %d: %v, want %v", tc.cfg, tc.epoch, got, tc.want)
+		}
+	}
+	if (Config{Epochs: 1, LR: 1, StepEvery: -1}).Validate() == nil {
+		t.Error("lr-step-every −1 accepted")
 	}
 }

@@ -58,7 +58,7 @@ func TestTrainGraphUsage(t *testing.T) {
 		{[]string{"train", "--task", "graph", "--routing", "euclidean", "--epochs", "1"}, 1, "supports acr and pcr"},
 		{[]string{"train", "--task", "graph", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
 		{[]string{"train", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
-		{[]string{"train", "--task", "graph", "--lr-schedule", "linear"}, 2, `unknown learning-rate schedule "linear" (want constant, cosine, step)`},
+		{[]string{"train", "--task", "graph", "--lr-schedule", "linear"}, 2, `unknown learning-rate schedule "linear" (want constant, cosine, step, exponential)`},
 		{[]string{"train", "--task", "graph", "--test-curve", "c.tsv", "--patience", "5"}, 2, "no --patience"},
 	} {
 		code, out, errOut := runCLI(tc.args...)
