@@ -290,8 +290,9 @@ func (m *GraphGPS) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Featur
 }
 
 // Groups returns the trained parameters, all decayed (GraphGPS's AdamW
-// decays every parameter), and the Performer random features, frozen
-// (performer-pytorch keeps them as a buffer).
+// decays every parameter), and the Performer random features as a buffer
+// group (performer-pytorch keeps them as a buffer): never trained, not
+// counted as parameters.
 func (m *GraphGPS) Groups() []optim.Group[float32] {
 	ps := append(m.encX.Params(), m.encPE.Params()...)
 	var proj []*autodiff.Var[float32]
@@ -309,7 +310,7 @@ func (m *GraphGPS) Groups() []optim.Group[float32] {
 	}
 	groups := []optim.Group[float32]{{Name: "weights", Params: append(ps, m.out.Params()...)}}
 	if len(proj) > 0 {
-		groups = append(groups, optim.Group[float32]{Name: "projection", Params: proj, NoWeightDecay: true, Frozen: true})
+		groups = append(groups, optim.Group[float32]{Name: "projection", Params: proj, NoWeightDecay: true, Buffer: true})
 	}
 	return groups
 }

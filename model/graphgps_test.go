@@ -78,7 +78,7 @@ func TestGraphGPSRejectsBadConfig(t *testing.T) {
 // The parameters are GraphGPS's for Cora's shape: the encoder, three
 // layers of GCN (h² + h), attention (4h² + 4h), feed-forward (4h² + 3h)
 // and three LayerNorms, the head's two bias-free layers with their norms
-// and the output layer; plus the frozen random features.
+// and the output layer; the random features are a buffer, not counted.
 func TestGraphGPSParamCount(t *testing.T) {
 	m, err := model.NewGraphGPS(model.DefaultGraphGPSConfig(), model.Shape{Features: 1433, Classes: 7}, 0)
 	if err != nil {
@@ -87,13 +87,13 @@ func TestGraphGPSParamCount(t *testing.T) {
 	h := 64
 	layer := h*h + h + 4*h*h + 4*h + 4*h*h + 3*h + 6*h
 	want := 1433*36 + 36 + 16*28 + 28 + 3*layer + 2*(h*h+2*h) + h*7 + 7
-	f := 44 // ⌊16·ln 16⌋ features per layer
-	if got := model.CountParams(m); got != want+3*f*16 {
-		t.Errorf("%d parameters, want %d and %d random features", got, want, 3*f*16)
+	if got := model.CountParams(m); got != want {
+		t.Errorf("%d parameters, want %d", got, want)
 	}
+	f := 44 // ⌊16·ln 16⌋ features per layer
 	groups := m.Groups()
-	if len(groups) != 2 || !groups[1].Frozen || len(groups[1].Params) != 3 {
-		t.Errorf("groups %+v: want the weights and 3 frozen projections", groups)
+	if len(groups) != 2 || !groups[1].Buffer || len(groups[1].Params) != 3 || groups[1].Params[0].Value.Len() != f*16 {
+		t.Errorf("groups %+v: want the weights and 3 projections of %d×16 as buffers", groups, f)
 	}
 	full := model.DefaultGraphGPSConfig()
 	full.Attention = model.GPSAttentionFull
