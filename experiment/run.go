@@ -31,6 +31,9 @@ type Run struct {
 	// finished, and discards them after a failure or an interrupt.
 	ValLogits  *ValLogits
 	TestCurves *TestCurves
+	// Curves, if non-nil, records every run's per-epoch training curves
+	// (loss, accuracies, learning rate, curvatures) to a JSON-lines file.
+	Curves *Curves
 
 	// Save, if set, is where the checkpoint of the run with the best
 	// validation accuracy (ties: the lowest run index) is written,
@@ -162,6 +165,15 @@ func (r Run) Do() (train.Summary, error) {
 	if r.TestCurves != nil {
 		r.Graph.OnTestCurve = r.TestCurves.Record
 	}
+	if r.Curves != nil {
+		next := r.OnEpoch
+		r.OnEpoch = func(i int, e train.Epoch) {
+			r.Curves.Record(i, e)
+			if next != nil {
+				next(i, e)
+			}
+		}
+	}
 	sum, err := r.do()
 	err = r.closeRecords(err)
 	if err == nil && best != nil {
@@ -184,6 +196,9 @@ func (r Run) closeRecords(err error) error {
 		if r.TestCurves != nil {
 			r.TestCurves.Abort()
 		}
+		if r.Curves != nil {
+			r.Curves.Abort()
+		}
 		return err
 	}
 	if r.ValLogits != nil {
@@ -192,6 +207,9 @@ func (r Run) closeRecords(err error) error {
 	if r.TestCurves != nil {
 		_, cerr := r.TestCurves.Close()
 		err = errors.Join(err, cerr)
+	}
+	if r.Curves != nil {
+		err = errors.Join(err, r.Curves.Close())
 	}
 	return err
 }

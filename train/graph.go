@@ -167,6 +167,7 @@ type graphTrainer struct {
 	lr         optim.Schedule
 	params     []*autodiff.Var[float32]
 	state      []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
+	curv       []model.Curvature        // Epoch.Curvatures, reused
 	rng        *rand.Rand
 	tape, eval autodiff.Tape[float32]
 	batch      data.GraphBatch
@@ -440,6 +441,10 @@ func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg C
 		ep.TestAcc = math.NaN()
 		res.Epochs = epoch
 		if hooks.progress != nil {
+			if cr, ok := m.(model.CurvatureReporter); ok {
+				tr.curv = cr.AppendCurvatures(tr.curv[:0])
+				ep.Curvatures = tr.curv
+			}
 			hooks.progress(ep)
 		}
 		if cfg.Patience > 0 && sinceBest >= cfg.Patience {

@@ -87,6 +87,9 @@ type Epoch struct {
 	TrainAcc, ValAcc, TestAcc float64
 	Best                      bool    // this epoch is the best so far on validation
 	LR                        float64 // the learning rate the epoch trained at
+	// Curvatures are the model's learned curvatures after the epoch, for
+	// a model.CurvatureReporter (valid until the next epoch's report).
+	Curvatures []model.Curvature
 }
 
 // Result is the outcome of one training run.
@@ -134,6 +137,7 @@ type nodeTrainer struct {
 	lr     optim.Schedule
 	params []*autodiff.Var[float32]
 	state  []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
+	curv   []model.Curvature        // Epoch.Curvatures, reused
 	rng    *rand.Rand
 	tape   autodiff.Tape[float32]
 	eval   autodiff.Tape[float32]
@@ -263,6 +267,10 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 		}
 		res.Epochs = epoch
 		if progress != nil {
+			if cr, ok := m.(model.CurvatureReporter); ok {
+				tr.curv = cr.AppendCurvatures(tr.curv[:0])
+				ep.Curvatures = tr.curv
+			}
 			progress(ep)
 		}
 		if cfg.Patience > 0 && sinceBest >= cfg.Patience {

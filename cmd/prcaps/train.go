@@ -30,7 +30,7 @@ type trainFlags struct {
 	model, dataset, root, task          string
 	edges, features, labels, cpuProfile string
 	save                                string
-	valLogits, testCurve                string
+	valLogits, testCurve, curves        string
 	asJSON, quiet, nodeAttr             bool
 	set                                 map[string]bool // the flags given
 	opts, recipe, protocol              *option.Flags
@@ -53,6 +53,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.valLogits, "val-logits", "",
 		"graph: write every epoch's validation logits to `dir`/<dataset>-foldNN.tsv (epoch, graph, label, logits), "+
 			"for comparing epoch-selection rules with go run ./tools/selection dir; no test label is written")
+	fs.StringVar(&f.curves, "curves", "", "write every run's per-epoch training curves (loss, train and validation accuracy, learning rate, "+
+		"the learned curvatures of prcapsnet) to `file` as JSON lines, for prcaps plot")
 	fs.StringVar(&f.testCurve, "test-curve", "",
 		"graph: also score the test fold after every epoch, write each fold's validation and test accuracy per epoch to `file` (TSV), "+
 			"and print the accuracy at the one epoch of best mean test accuracy over the folds (Xu et al. 2019's reporting, which selects on "+
@@ -206,6 +208,11 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	if f.testCurve != "" {
 		if run.TestCurves, err = experiment.NewTestCurves(f.testCurve); err != nil {
 			return fmt.Errorf("--test-curve: %w", err)
+		}
+	}
+	if f.curves != "" {
+		if run.Curves, err = experiment.NewCurves(f.curves, ds.Name, run.ModelName()); err != nil {
+			return fmt.Errorf("--curves: %w", err)
 		}
 	}
 	enc := json.NewEncoder(stdout)
