@@ -35,6 +35,7 @@ func commands() []command {
 		{"train", "train a model with a paper protocol (default: PR-CapsNet on embedded Cora)", runTrain},
 		{"tune", "grid-search a node model's options on validation accuracy, then score the choice once", runTune},
 		{"bench", "regenerate the paper's tables side by side with baselines", runBench},
+		{"plot", "draw figures (training curves, learned curvatures) from saved results", runPlot},
 		{"predict", "classify nodes or graphs with a model saved by train --save", runPredict},
 		{"serve", "serve a saved model over HTTP (POST /predict, GET /model, GET /healthz)", runServe},
 		{"datasets", "list, verify and download the benchmark datasets", runDatasets},

@@ -1,0 +1,70 @@
+package figure
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/prcaps/prcaps/experiment"
+	"github.com/prcaps/prcaps/model"
+)
+
+// Two runs, the second stopped early: each epoch's band is over the runs
+// that reached it; the selected epochs are each run's last best one.
+func TestBandsAndSelection(t *testing.T) {
+	recs := []experiment.EpochRecord{
+		{Run: 0, Epoch: 1, Loss: 2, TrainAcc: 0.5, ValAcc: 0.4, Best: true, Curvatures: []model.Curvature{{Name: "beta", Beta: -1}}},
+		{Run: 0, Epoch: 2, Loss: 1, TrainAcc: 0.7, ValAcc: 0.6, Best: true, Curvatures: []model.Curvature{{Name: "beta", Beta: -1.5}}},
+		{Run: 0, Epoch: 3, Loss: 0.5, TrainAcc: 0.9, ValAcc: 0.5, Curvatures: []model.Curvature{{Name: "beta", Beta: -2}}},
+		{Run: 1, Epoch: 1, Loss: 4, TrainAcc: 0.3, ValAcc: 0.2, Best: true, Curvatures: []model.Curvature{{Name: "beta", Beta: -3}}},
+	}
+	loss, acc := TrainingBands(recs)
+	if len(loss.Epochs) != 3 || loss.Mean[0] != 3 || loss.Std[0] != 1 || loss.Runs[0] != 2 || loss.Runs[2] != 1 || loss.Mean[2] != 0.5 {
+		t.Errorf("loss band %+v", loss)
+	}
+	if len(acc) != 2 || math.Abs(acc[1].Mean[0]-0.3) > 1e-15 || acc[0].Label != "train accuracy" {
+		t.Errorf("accuracy bands %+v", acc)
+	}
+	if sel := SelectedEpochs(recs); len(sel) != 2 || sel[0] != 2 || sel[1] != 1 {
+		t.Errorf("selected epochs %v, want [2 1]", sel)
+	}
+	cb := CurvatureBands(recs)
+	if len(cb) != 1 || cb[0].Label != "β (network)" || cb[0].Mean[0] != -2 || cb[0].Std[0] != 1 {
+		t.Errorf("curvature bands %+v", cb)
+	}
+	if got := curvatureLabel("routing1.rho3"); got != "β_4 (routing layer 2)" {
+		t.Errorf("label %q", got)
+	}
+}
+
+// The figures come out as PNG and SVG; an unknown format or no panel is an
+// error.
+func TestWrite(t *testing.T) {
+	recs := []experiment.EpochRecord{{Run: 0, Epoch: 1, Loss: 1, Best: true}, {Run: 0, Epoch: 2, Loss: 0.5}}
+	loss, acc, err := TrainingPlots(recs, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for format, magic := range map[string]string{"png": "\x89PNG", "svg": "<?xml"} {
+		var b bytes.Buffer
+		if err := Write(&b, format, [][]*plot.Plot{{loss, acc}}, 8*vg.Centimeter, 6*vg.Centimeter); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), magic) {
+			t.Errorf("%s output starts %q", format, b.String()[:min(8, b.Len())])
+		}
+	}
+	if err := Write(&bytes.Buffer{}, "gif", [][]*plot.Plot{{loss}}, vg.Centimeter, vg.Centimeter); err == nil {
+		t.Error("gif accepted")
+	}
+	if err := Write(&bytes.Buffer{}, "png", nil, vg.Centimeter, vg.Centimeter); err == nil {
+		t.Error("no panels accepted")
+	}
+	if p, err := CurvaturePlot(recs, "x"); p != nil || err != nil {
+		t.Errorf("curvature plot without curvatures: %v, %v", p, err)
+	}
+}
