@@ -34,6 +34,9 @@ type Run struct {
 	// Curves, if non-nil, records every run's per-epoch training curves
 	// (loss, accuracies, learning rate, curvatures) to a JSON-lines file.
 	Curves *Curves
+	// Embeddings, if non-nil, records the node embeddings of the best run
+	// of a node protocol (for the t-SNE figure).
+	Embeddings *Embeddings
 
 	// Save, if set, is where the checkpoint of the run with the best
 	// validation accuracy (ties: the lowest run index) is written,
@@ -165,6 +168,12 @@ func (r Run) Do() (train.Summary, error) {
 	if r.TestCurves != nil {
 		r.Graph.OnTestCurve = r.TestCurves.Record
 	}
+	if r.Embeddings != nil {
+		if r.Dataset.Task != data.NodeTask {
+			return train.Summary{}, fmt.Errorf("experiment: embeddings are recorded for node classification only")
+		}
+		r.Node.OnModel = r.Embeddings.keep(r, r.Node.OnModel)
+	}
 	if r.Curves != nil {
 		next := r.OnEpoch
 		r.OnEpoch = func(i int, e train.Epoch) {
@@ -199,6 +208,9 @@ func (r Run) closeRecords(err error) error {
 		if r.Curves != nil {
 			r.Curves.Abort()
 		}
+		if r.Embeddings != nil {
+			r.Embeddings.Abort()
+		}
 		return err
 	}
 	if r.ValLogits != nil {
@@ -210,6 +222,9 @@ func (r Run) closeRecords(err error) error {
 	}
 	if r.Curves != nil {
 		err = errors.Join(err, r.Curves.Close())
+	}
+	if r.Embeddings != nil {
+		err = errors.Join(err, r.Embeddings.Close())
 	}
 	return err
 }

@@ -6,21 +6,32 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/figure"
+	"github.com/prcaps/prcaps/tsne"
 )
 
 func runPlot(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("plot RESULTS...", "Draws figures from saved results, without training: for a curves file written by\n"+
-		"`prcaps train --curves FILE`, the training loss and the training and validation accuracies per epoch\n"+
-		"(mean ± std over the runs, the mean selected epoch dashed) and, for PR-CapsNet, its learned curvatures\n"+
-		"β and β_k per epoch. Each figure is written as DIR/<input>-<figure>.png and .svg.", stderr)
+	fs := newFlagSet("plot RESULTS...", "Draws figures from saved results, without training:\n"+
+		"  - a curves file (`prcaps train --curves FILE`): the training loss and the training and validation\n"+
+		"    accuracies per epoch (mean ± std over the runs, the mean selected epoch dashed) and, for PR-CapsNet,\n"+
+		"    its learned curvatures β and β_k per epoch: DIR/<input>-curves and DIR/<input>-curvature;\n"+
+		"  - embeddings files (`prcaps train --embeddings FILE`): one t-SNE panel per file, coloured by class,\n"+
+		"    with the embedding's silhouette and the 10-NN accuracy in the map; one figure per dataset,\n"+
+		"    DIR/tsne-<dataset>.\nEach figure is written as .png and .svg.", stderr)
 	out := fs.String("out", ".", "directory to write the figures into (must exist)")
-	title := fs.String("title", "", "title prefix of the panels (default: \"<model> on <dataset>\" from the file)")
+	title := fs.String("title", "", "curves: title prefix of the panels (default: \"<model> on <dataset>\" from the file)")
+	seed := fs.Uint64("seed", 0, "t-SNE: seed of the initial map (the figure is deterministic for a seed)")
+	perplexity := fs.Float64("perplexity", tsne.DefaultPerplexity, "t-SNE: perplexity, positive")
+	cols := fs.Int("cols", 3, "t-SNE: panels per row, 1 to 16")
+	iters := fs.Int("iterations", tsne.DefaultIterations, "t-SNE: optimisation iterations (the first 250 exaggerated), more than 250")
 	// Flags and file names may interleave: parse up to each file name.
 	var files []string
 	for {
@@ -36,19 +47,31 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 		files, args = append(files, fs.Arg(0)), fs.Args()[1:]
 	}
 	if len(files) == 0 {
-		return usagef("no results to plot: give one or more curves files (prcaps train --curves FILE)")
+		return usagef("no results to plot: give curves or embeddings files (prcaps train --curves FILE, --embeddings FILE)")
 	}
 	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
 		return usagef("--out %s: no such directory", *out)
 	}
+	if *cols < 1 || *cols > 16 {
+		return usagef("--cols %d: need 1 to 16", *cols)
+	}
+	cfg := tsne.Config{Perplexity: *perplexity, Seed: *seed, Iterations: *iters}
+	if err := cfg.Validate(); err != nil {
+		return usagef("t-SNE settings: %v", err)
+	}
+	var embeddings []*experiment.EmbeddingFile
 	for _, path := range files {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
+		if e, eerr := experiment.ReadEmbeddings(b, path); eerr == nil {
+			embeddings = append(embeddings, e)
+			continue
+		}
 		recs, err := experiment.ReadCurves(b, path)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w (nor an embeddings file)", err)
 		}
 		t := *title
 		if t == "" {
@@ -73,6 +96,40 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		written, err = figure.Save(figure.Base(*out, path, "curvature"), [][]*plot.Plot{{curv}}, 14*vg.Centimeter, 9*vg.Centimeter)
+		for _, w := range written {
+			fmt.Fprintln(stdout, w)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return plotTSNE(embeddings, cfg, *cols, *out, stdout)
+}
+
+// plotTSNE draws one figure of t-SNE panels per dataset of embeddings, in
+// the order given.
+func plotTSNE(embeddings []*experiment.EmbeddingFile, cfg tsne.Config, cols int, out string, stdout io.Writer) error {
+	var datasets []string
+	for _, e := range embeddings {
+		if !slices.Contains(datasets, e.Dataset) {
+			datasets = append(datasets, e.Dataset)
+		}
+	}
+	for _, d := range datasets {
+		var panels []*plot.Plot
+		for _, e := range embeddings {
+			if e.Dataset != d {
+				continue
+			}
+			p, s, err := figure.TSNEPanel(e, cfg)
+			if err != nil {
+				return fmt.Errorf("t-SNE of %s on %s: %w", e.Model, e.Dataset, err)
+			}
+			fmt.Fprintf(stdout, "%s on %s: silhouette %.4f, 10-NN accuracy in the map %.4f\n", e.Model, e.Dataset, s.Silhouette, s.KNNAccuracy)
+			panels = append(panels, p)
+		}
+		base := filepath.Join(out, "tsne-"+strings.ToLower(strings.ReplaceAll(d, " ", "-")))
+		written, err := figure.Save(base, figure.Grid(panels, cols), 9*vg.Centimeter, 9*vg.Centimeter)
 		for _, w := range written {
 			fmt.Fprintln(stdout, w)
 		}

@@ -40,3 +40,37 @@ func TestPlotCurves(t *testing.T) {
 		}
 	}
 }
+
+// train --embeddings then plot: one t-SNE figure per dataset with a panel
+// per file and its scores printed; --embeddings on a graph task is a usage
+// error.
+func TestPlotTSNE(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, m := range []string{"gcn", "sgc"} {
+		f := filepath.Join(dir, m+".json")
+		if code, _, errOut := runCLI("train", "--data", "", "--model", m, "--epochs", "3", "--embeddings", f, "--quiet"); code != 0 {
+			t.Fatalf("train %s: exit %d: %s", m, code, errOut)
+		}
+		files = append(files, f)
+	}
+	code, out, errOut := runCLI(append([]string{"plot", "--out", dir, "--perplexity", "10", "--iterations", "300"}, files...)...)
+	if code != 0 {
+		t.Fatalf("plot: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"gcn on Cora: silhouette", "sgc on Cora: silhouette", "tsne-cora.png", "tsne-cora.svg"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output %q lacks %q", out, want)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "tsne-cora.png")); err != nil || st.Size() == 0 {
+		t.Errorf("tsne-cora.png: %v", err)
+	}
+	code, _, errOut = runCLI("train", "--data", "", "--dataset", "mutag", "--epochs", "1", "--embeddings", filepath.Join(dir, "g.json"))
+	if code != 2 || !strings.Contains(errOut, "--embeddings applies to node classification") {
+		t.Errorf("graph --embeddings: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "g.json")); err == nil {
+		t.Error("a refused run wrote its embeddings file")
+	}
+}

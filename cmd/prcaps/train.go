@@ -30,7 +30,7 @@ type trainFlags struct {
 	model, dataset, root, task          string
 	edges, features, labels, cpuProfile string
 	save                                string
-	valLogits, testCurve, curves        string
+	valLogits, testCurve, curves, embed string
 	asJSON, quiet, nodeAttr             bool
 	set                                 map[string]bool // the flags given
 	opts, recipe, protocol              *option.Flags
@@ -55,6 +55,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 			"for comparing epoch-selection rules with go run ./tools/selection dir; no test label is written")
 	fs.StringVar(&f.curves, "curves", "", "write every run's per-epoch training curves (loss, train and validation accuracy, learning rate, "+
 		"the learned curvatures of prcapsnet) to `file` as JSON lines, for prcaps plot")
+	fs.StringVar(&f.embed, "embeddings", "", "node classification: write the node embeddings of the run of best validation accuracy "+
+		"(at its selected epoch; the representation its classifier reads) with the node classes to `file` (JSON), for prcaps plot's t-SNE panels")
 	fs.StringVar(&f.testCurve, "test-curve", "",
 		"graph: also score the test fold after every epoch, write each fold's validation and test accuracy per epoch to `file` (TSV), "+
 			"and print the accuracy at the one epoch of best mean test accuracy over the folds (Xu et al. 2019's reporting, which selects on "+
@@ -199,6 +201,9 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		unit = "fold"
 	}
 	prog.Line("%s", run.Describe())
+	if f.embed != "" && ds.Task != data.NodeTask {
+		return usagef("--embeddings applies to node classification")
+	}
 	var err error
 	if f.valLogits != "" {
 		if run.ValLogits, err = experiment.NewValLogits(f.valLogits, ds.Name); err != nil {
@@ -213,6 +218,11 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	if f.curves != "" {
 		if run.Curves, err = experiment.NewCurves(f.curves, ds.Name, run.ModelName()); err != nil {
 			return fmt.Errorf("--curves: %w", err)
+		}
+	}
+	if f.embed != "" {
+		if run.Embeddings, err = experiment.NewEmbeddings(f.embed); err != nil {
+			return fmt.Errorf("--embeddings: %w", err)
 		}
 	}
 	enc := json.NewEncoder(stdout)
