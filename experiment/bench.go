@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -310,9 +312,9 @@ func displayName(name string) string {
 	return name
 }
 
-// benchRecord is the JSON object printed per protocol run: the train.Summary
+// BenchRecord is the JSON object printed per protocol run: the train.Summary
 // contract (DESIGN §8) plus the table and the variant.
-type benchRecord struct {
+type BenchRecord struct {
 	Table   string `json:"table"`
 	Variant string `json:"variant"`
 	train.Summary
@@ -433,7 +435,7 @@ func (b *Bench) memoVariant(t Table, v Variant, d benchDataset) (train.Summary, 
 		m.where = t.Name + "/" + v.Label
 		b.memo[key] = m
 	}
-	rec := benchRecord{Table: t.Name, Variant: v.Label, Summary: m.sum}
+	rec := BenchRecord{Table: t.Name, Variant: v.Label, Summary: m.sum}
 	if m.err != nil {
 		rec.Error = m.err.Error()
 	}
@@ -596,4 +598,33 @@ func (b *Bench) emit(tab *report.Table) error {
 		return nil
 	}
 	return b.Emit(tab)
+}
+
+// ReadBenchRecords parses the JSON lines `prcaps bench --json` prints
+// (or a file of them): one BenchRecord per protocol run, the last line's
+// suite summary skipped. name prefixes the errors.
+func ReadBenchRecords(b []byte, name string) ([]BenchRecord, error) {
+	var recs []BenchRecord
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for line := 1; dec.More(); line++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", name, line, err)
+		}
+		var head struct {
+			Table string `json:"table"`
+		}
+		if err := json.Unmarshal(raw, &head); err != nil || head.Table == "" {
+			continue // the suite summary (its "tables"), or not a record
+		}
+		var r BenchRecord
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", name, line, err)
+		}
+		recs = append(recs, r)
+	}
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("%s: no bench records (prcaps bench --json output)", name)
+	}
+	return recs, nil
 }

@@ -132,9 +132,9 @@ func SelectedEpochs(recs []experiment.EpochRecord) []int {
 	return out
 }
 
-// palette is the colour of the i-th curve (Okabe-Ito, readable in colour
+// colour is the colour of the i-th curve (Okabe-Ito, readable in colour
 // blindness).
-func palette(i int) color.Color {
+func colour(i int) color.Color {
 	cs := []color.RGBA{{0, 114, 178, 255}, {213, 94, 0, 255}, {0, 158, 115, 255}, {204, 121, 167, 255},
 		{230, 159, 0, 255}, {86, 180, 233, 255}, {0, 0, 0, 255}}
 	return cs[i%len(cs)]
@@ -146,7 +146,7 @@ func addBands(p *plot.Plot, bs []Band) error {
 		if len(b.Epochs) == 0 {
 			continue
 		}
-		c := palette(i)
+		c := colour(i)
 		poly := make(plotter.XYs, 0, 2*len(b.Epochs))
 		for j, e := range b.Epochs {
 			poly = append(poly, plotter.XY{X: float64(e), Y: b.Mean[j] + b.Std[j]})

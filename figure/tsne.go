@@ -70,7 +70,7 @@ func TSNEPanel(e *experiment.EmbeddingFile, cfg tsne.Config) (*plot.Plot, MapSco
 		if err != nil {
 			return nil, s, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: palette(c), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: colour(c), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{}}
 		p.Add(sc)
 	}
 	return p, s, nil

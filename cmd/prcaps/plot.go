@@ -25,7 +25,10 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 		"    its learned curvatures β and β_k per epoch: DIR/<input>-curves and DIR/<input>-curvature;\n"+
 		"  - embeddings files (`prcaps train --embeddings FILE`): one t-SNE panel per file, coloured by class,\n"+
 		"    with the embedding's silhouette and the 10-NN accuracy in the map; one figure per dataset,\n"+
-		"    DIR/tsne-<dataset>.\nEach figure is written as .png and .svg.", stderr)
+		"    DIR/tsne-<dataset>;\n"+
+		"  - bench output (`prcaps bench --json` lines): one figure per table, the accuracy of each variant\n"+
+		"    (mean ± std error bars; a line over T=1..6 or K=1..8, a heat map over the (s, t) grid, categories\n"+
+		"    otherwise): DIR/<input>-<table>.\nEach figure is written as .png and .svg.", stderr)
 	out := fs.String("out", ".", "directory to write the figures into (must exist)")
 	title := fs.String("title", "", "curves: title prefix of the panels (default: \"<model> on <dataset>\" from the file)")
 	seed := fs.Uint64("seed", 0, "t-SNE: seed of the initial map (the figure is deterministic for a seed)")
@@ -47,7 +50,7 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 		files, args = append(files, fs.Arg(0)), fs.Args()[1:]
 	}
 	if len(files) == 0 {
-		return usagef("no results to plot: give curves or embeddings files (prcaps train --curves FILE, --embeddings FILE)")
+		return usagef("no results to plot: give curves, embeddings or bench files (prcaps train --curves FILE, --embeddings FILE; prcaps bench --json)")
 	}
 	if st, err := os.Stat(*out); err != nil || !st.IsDir() {
 		return usagef("--out %s: no such directory", *out)
@@ -71,7 +74,14 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 		}
 		recs, err := experiment.ReadCurves(b, path)
 		if err != nil {
-			return fmt.Errorf("%w (nor an embeddings file)", err)
+			bench, berr := experiment.ReadBenchRecords(b, path)
+			if berr != nil {
+				return fmt.Errorf("%s: neither a curves, an embeddings nor a bench file (%v)", path, err)
+			}
+			if err := plotTables(bench, path, *out, stdout); err != nil {
+				return err
+			}
+			continue
 		}
 		t := *title
 		if t == "" {
@@ -104,6 +114,37 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return plotTSNE(embeddings, cfg, *cols, *out, stdout)
+}
+
+// plotTables draws each table of a bench output as its sweep figure:
+// DIR/<input>-<table>.
+func plotTables(recs []experiment.BenchRecord, path, out string, stdout io.Writer) error {
+	var tables []string
+	for _, r := range recs {
+		if !slices.Contains(tables, r.Table) {
+			tables = append(tables, r.Table)
+		}
+	}
+	for _, t := range tables {
+		var rs []experiment.BenchRecord
+		for _, r := range recs {
+			if r.Table == t {
+				rs = append(rs, r)
+			}
+		}
+		p, err := figure.SweepPlot("table "+t, rs)
+		if err != nil {
+			return fmt.Errorf("%s, table %s: %w", path, t, err)
+		}
+		written, err := figure.Save(figure.Base(out, path, t), [][]*plot.Plot{{p}}, 14*vg.Centimeter, 10*vg.Centimeter)
+		for _, w := range written {
+			fmt.Fprintln(stdout, w)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // plotTSNE draws one figure of t-SNE panels per dataset of embeddings, in
