@@ -238,7 +238,11 @@ func CurvaturePlot(recs []experiment.EpochRecord, title string) (*plot.Plot, err
 	if err := addBands(p, bs); err != nil {
 		return nil, err
 	}
-	p.Legend.Top, p.Legend.Left = false, true
+	// Room below the curves for the legend, one line per curvature.
+	lo, hi := bandRange(bs)
+	span := max(hi-lo, 0.1)
+	p.Y.Min, p.Y.Max = lo-span*(0.12*float64(len(bs))+0.05), hi+0.05*span
+	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
 }
 

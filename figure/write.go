@@ -32,7 +32,7 @@ func Write(w io.Writer, format string, panels [][]*plot.Plot, cellW, cellH vg.Le
 	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(120))}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(96))}
 	case "svg":
 		c = vgsvg.New(width, height)
 	default:

@@ -170,7 +170,7 @@ func plotTSNE(embeddings []*experiment.EmbeddingFile, cfg tsne.Config, cols int,
 			panels = append(panels, p)
 		}
 		base := filepath.Join(out, "tsne-"+strings.ToLower(strings.ReplaceAll(d, " ", "-")))
-		written, err := figure.Save(base, figure.Grid(panels, cols), 9*vg.Centimeter, 9*vg.Centimeter)
+		written, err := figure.Save(base, figure.Grid(panels, cols), 7.5*vg.Centimeter, 7.5*vg.Centimeter)
 		for _, w := range written {
 			fmt.Fprintln(stdout, w)
 		}
