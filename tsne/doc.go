@@ -63,6 +63,10 @@
 // evaluations each; they are meant for maps of up to a few tens of
 // thousands of points.
 //
+// Measured (`go test ./tsne -bench Embed/20000 -benchtime 1x`, 20,000
+// points in 64 dimensions, 10 clusters, 1,000 iterations, the 2-core
+// development VM, idle, one run, the code of 1da2a02): 54 s.
+//
 // # References
 //
 //   - L. van der Maaten. Accelerating t-SNE using tree-based algorithms.
