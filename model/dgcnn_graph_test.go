@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/train"
@@ -45,10 +44,6 @@ func TestDGCNNGraphSortK(t *testing.T) {
 // its batch.
 func TestDGCNNGraphLearns(t *testing.T) {
 	ds := labelMajority(t, 120)
-	folds, err := data.StratifiedKFoldVal(graphLabels(ds), 4, 0.1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := model.DefaultDGCNNGraphConfig()
 	cfg.ResolveGraphs(ds)
 	m, err := model.NewDGCNNGraph(cfg, model.GraphShape(ds), 0)
@@ -57,29 +52,11 @@ func TestDGCNNGraphLearns(t *testing.T) {
 	}
 	tc := train.Recipe(data.GraphTask, "dgcnn")
 	tc.Epochs, tc.LR = 60, 0.001
-	r, err := train.RunGraph(m, ds, folds[0], tc, 16, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := trainFirstFold(t, m, ds, tc)
 	if r.TestAcc < 0.95 {
 		t.Errorf("test accuracy %.3f, want ≥ 0.95", r.TestAcc)
 	}
-	var b data.GraphBatch
-	var tp autodiff.Tape[float32]
-	tp.NoGrad = true
-	logits := func(idx []int32) []float32 {
-		if err := b.Build(ds, idx); err != nil {
-			t.Fatal(err)
-		}
-		tp.Reset()
-		return append([]float32(nil), m.Forward(&tp, &b, false, nil).Value.Data...)
-	}
-	all, one := logits([]int32{5, 17, 40, 3}), logits([]int32{40})
-	for k := range one {
-		if d := one[k] - all[2*2+k]; d > 1e-5 || d < -1e-5 {
-			t.Fatalf("graph 40 alone: logit %d = %v, in a batch %v", k, one[k], all[2*2+k])
-		}
-	}
+	checkBatchIndependence(t, m, ds)
 }
 
 func TestDGCNNGraphParamCount(t *testing.T) {

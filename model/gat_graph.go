@@ -8,7 +8,6 @@ import (
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/optim"
-	"github.com/prcaps/prcaps/tensor"
 )
 
 func init() {
@@ -102,7 +101,7 @@ type GATGraph struct {
 	gen   uint64
 	gg    nn.GATGraph[float32]
 	x     nn.SparseInput[float32]
-	inv   *autodiff.Var[float32] // 1/nodes per graph, for the mean
+	mean  meanReadout
 }
 
 // NewGATGraph builds the model for shape with weights drawn from seed.
@@ -120,7 +119,6 @@ func NewGATGraph(cfg GATGraphConfig, shape Shape, seed uint64) (*GATGraph, error
 		conv1: nn.NewGATConv[float32]("conv1", shape.Features, cfg.Hidden, cfg.Heads, true, cfg.V2, rng),
 		conv2: nn.NewGATConv[float32]("conv2", cfg.Hidden*cfg.Heads, shape.Classes, cfg.Heads, true, cfg.V2, rng),
 		out:   nn.NewLinear[float32]("out", cfg.Heads*shape.Classes, shape.Classes, true, rng),
-		inv:   autodiff.NewVar(tensor.NewDense[float32](0, 1), false),
 	}, nil
 }
 
@@ -131,10 +129,7 @@ func (m *GATGraph) prepare(b *data.GraphBatch) {
 	m.batch, m.gen = b, b.Gen
 	m.gg.Reset(b.N, b.Ptr, b.Src)
 	m.x.Reset(&b.X)
-	m.inv.Value.Reshape(b.G(), 1)
-	for g := range b.G() {
-		m.inv.Value.Data[g] = 1 / float32(max(b.Seg[g+1]-b.Seg[g], 1))
-	}
+	m.mean.reset(b)
 }
 
 // Embed records each graph's pooled representation (evaluation mode).
@@ -148,11 +143,10 @@ func (m *GATGraph) pooled(t *autodiff.Tape[float32], b *data.GraphBatch, trainin
 	h := autodiff.ELU(t, m.conv1.ForwardSparse(t, &m.gg, m.x.Apply(d, rng, training), d, rng, training), 1)
 	h = autodiff.Dropout(t, h, d, rng, training)
 	h = autodiff.ELU(t, m.conv2.Forward(t, &m.gg, h, d, rng, training), 1)
-	p := autodiff.ScatterAddRows(t, h, b.Seg)
 	if m.cfg.Readout == ReadoutMean {
-		p = autodiff.Mul(t, p, m.inv)
+		return m.mean.forward(t, h, b)
 	}
-	return p
+	return autodiff.ScatterAddRows(t, h, b.Seg)
 }
 
 // Forward records the logits (graphs × classes) of the graphs of b.

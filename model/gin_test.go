@@ -54,20 +54,13 @@ func graphLabels(ds *data.GraphDataset) []int32 {
 // GIN tells stars from paths, which a model blind to the structure cannot.
 func TestGINLearnsStructure(t *testing.T) {
 	ds := starsAndPaths(t, 120)
-	folds, err := data.StratifiedKFoldVal(graphLabels(ds), 4, 0.1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	m, err := model.NewGIN(model.DefaultGINConfig(), model.GraphShape(ds), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tc := train.Recipe(data.GraphTask, "gin")
 	tc.Epochs = 30
-	r, err := train.RunGraph(m, ds, folds[0], tc, 16, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := trainFirstFold(t, m, ds, tc)
 	if r.TestAcc < 0.95 {
 		t.Errorf("test accuracy %.3f, want ≥ 0.95", r.TestAcc)
 	}
@@ -89,22 +82,7 @@ func TestGINBatchIndependenceAndParams(t *testing.T) {
 	if got := model.CountParams(m); got != want {
 		t.Errorf("%d parameters, want %d", got, want)
 	}
-	var b data.GraphBatch
-	var tp autodiff.Tape[float32]
-	tp.NoGrad = true
-	logits := func(idx []int32) []float32 {
-		if err := b.Build(ds, idx); err != nil {
-			t.Fatal(err)
-		}
-		tp.Reset()
-		return append([]float32(nil), m.Forward(&tp, &b, false, nil).Value.Data...)
-	}
-	all, one := logits([]int32{5, 17, 40, 3}), logits([]int32{40})
-	for k := range one {
-		if d := one[k] - all[2*c+k]; d > 1e-5 || d < -1e-5 {
-			t.Fatalf("graph 40 alone: logit %d = %v, in a batch %v", k, one[k], all[2*c+k])
-		}
-	}
+	checkBatchIndependence(t, m, ds)
 }
 
 // The model handed out for a fold holds the selected epoch's parameters

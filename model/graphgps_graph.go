@@ -48,7 +48,7 @@ type GraphGPSGraph struct {
 	adj   tensor.Adjacency[float32]
 	x     nn.SparseInput[float32]
 	pe    *autodiff.Var[float32]
-	inv   *autodiff.Var[float32]
+	mean  meanReadout
 }
 
 // NewGraphGPSGraph builds the model for shape with weights drawn from seed.
@@ -70,7 +70,6 @@ func NewGraphGPSGraph(cfg GraphGPSConfig, shape Shape, seed uint64) (*GraphGPSGr
 		encX:  nn.NewLinear[float32]("encoder.linear_x", shape.Features, h-cfg.PEDim, true, rng),
 		encPE: nn.NewLinear[float32]("encoder.pe_encoder", cfg.RWSESteps, cfg.PEDim, true, rng),
 		pe:    autodiff.NewVar(tensor.NewDense[float32](0, cfg.RWSESteps), false),
-		inv:   autodiff.NewVar(tensor.NewDense[float32](0, 1), false),
 	}
 	for i := 0; i < cfg.Layers; i++ {
 		m.layers = append(m.layers, nn.NewGPSLayer[float32](fmt.Sprintf("layers.%d", i), h, cfg.Heads, norm, false, cfg.Dropout, cfg.AttnDropout, rng))
@@ -97,10 +96,7 @@ func (m *GraphGPSGraph) prepare(b *data.GraphBatch) {
 	m.adj.Reset(&m.a)
 	m.x.Reset(&b.X)
 	nn.RWSEInto(&m.pe.Value, b.N, b.Ptr, b.Src, m.cfg.RWSESteps) // walks never leave their graph
-	m.inv.Value.Reshape(b.G(), 1)
-	for g := range b.G() {
-		m.inv.Value.Data[g] = 1 / float32(max(b.Seg[g+1]-b.Seg[g], 1))
-	}
+	m.mean.reset(b)
 }
 
 // Embed records each graph's pooled representation (evaluation mode).
@@ -114,7 +110,7 @@ func (m *GraphGPSGraph) pooled(t *autodiff.Tape[float32], b *data.GraphBatch, tr
 	for _, l := range m.layers {
 		h = l.ForwardSegments(t, &m.adj, h, b.Seg, training, rng)
 	}
-	return autodiff.Mul(t, autodiff.ScatterAddRows(t, h, b.Seg), m.inv)
+	return m.mean.forward(t, h, b)
 }
 
 // Forward records the logits (graphs × classes) of the graphs of b.

@@ -75,7 +75,7 @@ type SSGCGraph struct {
 	batch  *data.GraphBatch
 	gen    uint64
 	x      *autodiff.Var[float32] // the batch's propagated features
-	inv    *autodiff.Var[float32] // 1/nodes per graph
+	mean   meanReadout
 	a      tensor.CSR[float32]
 	deg    []float64
 }
@@ -94,7 +94,6 @@ func NewSSGCGraph(cfg SSGCGraphConfig, shape Shape, seed uint64) (*SSGCGraph, er
 		cfg:    cfg,
 		hidden: nn.NewLinear[float32]("hidden", shape.Features, cfg.Hidden, true, rng),
 		out:    nn.NewLinear[float32]("out", cfg.Hidden, shape.Classes, true, rng),
-		inv:    autodiff.NewVar(tensor.NewDense[float32](0, 1), false),
 	}, nil
 }
 
@@ -107,10 +106,7 @@ func (m *SSGCGraph) prepare(b *data.GraphBatch) {
 	m.batch, m.gen = b, b.Gen
 	nn.GCNNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
 	m.x = autodiff.NewVar(nn.Propagate(&m.a, b.X.ToDense(), m.cfg.Hops, m.cfg.Alpha, true), false)
-	m.inv.Value.Reshape(b.G(), 1)
-	for g := range b.G() {
-		m.inv.Value.Data[g] = 1 / float32(max(b.Seg[g+1]-b.Seg[g], 1))
-	}
+	m.mean.reset(b)
 }
 
 // Embed records each graph's pooled hidden representation.
@@ -122,7 +118,7 @@ func (m *SSGCGraph) pooled(t *autodiff.Tape[float32], b *data.GraphBatch, traini
 	m.prepare(b)
 	h := autodiff.ReLU(t, m.hidden.Forward(t, m.x))
 	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
-	return autodiff.Mul(t, autodiff.ScatterAddRows(t, h, b.Seg), m.inv)
+	return m.mean.forward(t, h, b)
 }
 
 // Forward records the logits (graphs × classes) of the graphs of b.

@@ -11,20 +11,13 @@ import (
 // The SSGC graph classifier learns the label-majority task.
 func TestSSGCGraphLearns(t *testing.T) {
 	ds := labelMajority(t, 120)
-	folds, err := data.StratifiedKFoldVal(graphLabels(ds), 4, 0.1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	m, err := model.NewSSGCGraph(model.DefaultSSGCGraphConfig(), model.GraphShape(ds), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tc := train.Recipe(data.GraphTask, "ssgc")
 	tc.Epochs = 40
-	r, err := train.RunGraph(m, ds, folds[0], tc, 16, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := trainFirstFold(t, m, ds, tc)
 	if r.TestAcc < 0.9 {
 		t.Errorf("test accuracy %.3f, want ≥ 0.9", r.TestAcc)
 	}
