@@ -3,17 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
-
-	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/figure"
 	"github.com/prcaps/prcaps/tsne"
 )
@@ -62,121 +54,5 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return usagef("t-SNE settings: %v", err)
 	}
-	var embeddings []*experiment.EmbeddingFile
-	for _, path := range files {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if e, eerr := experiment.ReadEmbeddings(b, path); eerr == nil {
-			embeddings = append(embeddings, e)
-			continue
-		}
-		recs, err := experiment.ReadCurves(b, path)
-		if err != nil {
-			bench, berr := experiment.ReadBenchRecords(b, path)
-			if berr != nil {
-				return fmt.Errorf("%s: neither a curves, an embeddings nor a bench file (%v)", path, err)
-			}
-			if err := plotTables(bench, path, *out, stdout); err != nil {
-				return err
-			}
-			continue
-		}
-		t := *title
-		if t == "" {
-			t = fmt.Sprintf("%s on %s", recs[0].Model, recs[0].Dataset)
-		}
-		loss, acc, err := figure.TrainingPlots(recs, t)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		written, err := figure.Save(figure.Base(*out, path, "curves"), [][]*plot.Plot{{loss, acc}}, 12*vg.Centimeter, 9*vg.Centimeter)
-		for _, w := range written {
-			fmt.Fprintln(stdout, w)
-		}
-		if err != nil {
-			return err
-		}
-		curv, err := figure.CurvaturePlot(recs, t)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if curv == nil {
-			continue
-		}
-		written, err = figure.Save(figure.Base(*out, path, "curvature"), [][]*plot.Plot{{curv}}, 14*vg.Centimeter, 9*vg.Centimeter)
-		for _, w := range written {
-			fmt.Fprintln(stdout, w)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return plotTSNE(embeddings, cfg, *cols, *out, stdout)
-}
-
-// plotTables draws each table of a bench output as its sweep figure:
-// DIR/<input>-<table>.
-func plotTables(recs []experiment.BenchRecord, path, out string, stdout io.Writer) error {
-	var tables []string
-	for _, r := range recs {
-		if !slices.Contains(tables, r.Table) {
-			tables = append(tables, r.Table)
-		}
-	}
-	for _, t := range tables {
-		var rs []experiment.BenchRecord
-		for _, r := range recs {
-			if r.Table == t {
-				rs = append(rs, r)
-			}
-		}
-		p, err := figure.SweepPlot("table "+t, rs)
-		if err != nil {
-			return fmt.Errorf("%s, table %s: %w", path, t, err)
-		}
-		written, err := figure.Save(figure.Base(out, path, t), [][]*plot.Plot{{p}}, 14*vg.Centimeter, 10*vg.Centimeter)
-		for _, w := range written {
-			fmt.Fprintln(stdout, w)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// plotTSNE draws one figure of t-SNE panels per dataset of embeddings, in
-// the order given.
-func plotTSNE(embeddings []*experiment.EmbeddingFile, cfg tsne.Config, cols int, out string, stdout io.Writer) error {
-	var datasets []string
-	for _, e := range embeddings {
-		if !slices.Contains(datasets, e.Dataset) {
-			datasets = append(datasets, e.Dataset)
-		}
-	}
-	for _, d := range datasets {
-		var panels []*plot.Plot
-		for _, e := range embeddings {
-			if e.Dataset != d {
-				continue
-			}
-			p, s, err := figure.TSNEPanel(e, cfg)
-			if err != nil {
-				return fmt.Errorf("t-SNE of %s on %s: %w", e.Model, e.Dataset, err)
-			}
-			fmt.Fprintf(stdout, "%s on %s: silhouette %.4f, 10-NN accuracy in the map %.4f\n", e.Model, e.Dataset, s.Silhouette, s.KNNAccuracy)
-			panels = append(panels, p)
-		}
-		base := filepath.Join(out, "tsne-"+strings.ToLower(strings.ReplaceAll(d, " ", "-")))
-		written, err := figure.Save(base, figure.Grid(panels, cols), 7.5*vg.Centimeter, 7.5*vg.Centimeter)
-		for _, w := range written {
-			fmt.Fprintln(stdout, w)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return figure.Files(files, figure.Options{Out: *out, Title: *title, TSNE: cfg, Cols: *cols}, stdout)
 }
