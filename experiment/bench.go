@@ -29,6 +29,11 @@ type Options struct {
 	Parallel  int    // runs (seeds or folds) trained at once (default 1)
 	Repeat    int    // speed suite: timed runs per variant (default 5)
 	Dataset   string // speed suite: the dataset (default cora)
+	// Log is a file of finished folds of graph tables, one JSON record per
+	// line. Folds found there for the same data, configuration and protocol
+	// are not trained again, so a bench interrupted and rerun with the same
+	// log resumes; new folds are appended as they finish. Empty: no log.
+	Log string
 	// Stop, if non-nil, interrupts the bench when closed: the cells in
 	// training fail as interrupted and the bench stops after its table.
 	Stop <-chan struct{}
@@ -195,12 +200,15 @@ type Bench struct {
 	// Emit, if non-nil, receives each table as it completes.
 	Emit func(t *report.Table) error
 
-	cache  map[string]loadedData
-	start  time.Time
-	runs   int                // protocol runs (or timed runs for speed)
-	memo   map[string]memoRun // results by configuration, dataset and protocol
-	failed []string
-	done   []*report.Table
+	cache   map[string]loadedData
+	start   time.Time
+	runs    int                // protocol runs (or timed runs for speed)
+	memo    map[string]memoRun // results by configuration, dataset and protocol
+	failed  []string
+	done    []*report.Table
+	logged  map[string]map[int]train.Result // Options.Log's folds by cell key
+	logErr  error                           // the first failed append to Options.Log
+	fromLog int                             // folds of the current table read from Options.Log
 }
 
 // NewBench returns a bench with options opt (validated) reporting to
@@ -212,8 +220,13 @@ func NewBench(opt Options, progress Progress) (*Bench, error) {
 	if progress == nil {
 		progress = noProgress{}
 	}
-	return &Bench{opt: opt.withDefaults(), progress: progress, cache: map[string]loadedData{},
-		memo: map[string]memoRun{}, start: time.Now()}, nil
+	b := &Bench{opt: opt.withDefaults(), progress: progress, cache: map[string]loadedData{},
+		memo: map[string]memoRun{}, start: time.Now()}
+	var err error
+	if b.logged, err = readFoldLog(opt.Log); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // Result is what a bench did: its protocol runs, its failures (each naming
@@ -336,6 +349,9 @@ func (b *Bench) RunTables(tables []Table) error {
 	for i, t := range tables {
 		b.progress.Line("table %d/%d: %s (%s)", i+1, len(tables), t.Name, t.Title)
 		tab, err := b.runTable(t)
+		if err == nil && b.logErr != nil {
+			err = fmt.Errorf("fold log: %w", b.logErr)
+		}
 		if err != nil {
 			return err
 		}
@@ -358,7 +374,11 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 		return nil, err
 	}
 	if t.Graph {
+		b.fromLog = 0
 		b.runGraphTableCells(t, dss)
+		if b.fromLog > 0 {
+			notes = append(notes, fmt.Sprintf("%d fold(s) were read from the fold log %s, with the runtimes of the run that trained them.", b.fromLog, b.opt.Log))
+		}
 	}
 	res := make([][]cellResult, len(t.Variants))
 	for vi, v := range t.Variants {

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"runtime"
 	"slices"
@@ -45,6 +47,7 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 				b.memo[key] = memoRun{err: err, where: c.where, fresh: true}
 				continue
 			}
+			b.resume(&job, key, c.label, d.ds)
 			cells = append(cells, c)
 			jobs = append(jobs, job)
 			b.progress.Line("%s, %s, %d epochs", c.label, b.graphProtocol().Name(), tc.Epochs)
@@ -83,4 +86,62 @@ func (b *Bench) graphProtocolNote() string {
 		"Param: trainable parameters. Runtime: training wall time per fold in seconds (evaluation every epoch, GOMAXPROCS %d).",
 		b.graphProtocol().Name(), b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Folds-1, ep,
 		train.DefaultMicroBatchNodes, runtime.GOMAXPROCS(0))
+}
+
+// foldRecord is a line of the fold log (Options.Log): one finished fold
+// of a graph-table cell.
+type foldRecord struct {
+	Cell   string       `json:"cell"`  // cellKey: configuration, data and protocol
+	Label  string       `json:"label"` // table, variant and dataset, for people
+	Fold   int          `json:"fold"`
+	Result train.Result `json:"result"`
+}
+
+// readFoldLog reads the fold log at path (see readLog) by cell and fold.
+func readFoldLog(path string) (map[string]map[int]train.Result, error) {
+	recs, err := readLog(path, "bench fold", func(r foldRecord) bool { return r.Cell != "" && r.Fold >= 0 })
+	if err != nil {
+		return nil, err
+	}
+	done := map[string]map[int]train.Result{}
+	for _, r := range recs {
+		if done[r.Cell] == nil {
+			done[r.Cell] = map[int]train.Result{}
+		}
+		done[r.Cell][r.Fold] = r.Result
+	}
+	return done, nil
+}
+
+// cellKey identifies a graph cell's folds across processes: a digest of
+// the configuration (memo key), the dataset's contents and every protocol
+// setting that changes a fold's result.
+func cellKey(memo string, ds *data.Dataset, p train.GraphProtocol) string {
+	text := fmt.Sprintf("%s|%s|%s|folds %d|first seed %d|fold seed %d|val %v|batch %d|micro %d|eval %d",
+		memo, ds.Fingerprint(), p.Name(), p.Folds, p.FirstSeed, p.FoldSeed, p.ValFrac, p.BatchSize, p.MicroBatchNodes, p.EvalBatch)
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:16])
+}
+
+// resume gives job the folds of its cell found in the fold log and has
+// each fold it trains appended there.
+func (b *Bench) resume(job *train.GraphJob, memo, label string, ds *data.Dataset) {
+	if b.opt.Log == "" {
+		return
+	}
+	key := cellKey(memo, ds, job.Protocol)
+	if done := b.logged[key]; len(done) > 0 {
+		job.Done = done
+		b.fromLog += len(done)
+		b.progress.Line("%s: %d fold(s) read from %s", label, len(done), b.opt.Log)
+	}
+	onRun := job.OnRun
+	job.OnRun = func(fold int, r train.Result) { // called one at a time
+		if onRun != nil {
+			onRun(fold, r)
+		}
+		if err := appendLog(b.opt.Log, foldRecord{Cell: key, Label: label, Fold: fold, Result: r}); err != nil && b.logErr == nil {
+			b.logErr = err
+		}
+	}
 }

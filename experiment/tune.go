@@ -260,7 +260,7 @@ func (t Tune) Do() (TuneResult, error) {
 			}
 			tr.ValMean, tr.ValStd = valStats(sum)
 			tr.Params, tr.Seconds = sum.Params, sum.SecondsPerRun
-			if err := appendTrial(t.Log, tr); err != nil {
+			if err := appendLog(t.Log, tr); err != nil {
 				return res, err
 			}
 			progress.Line("%s %s: val %.4f ± %.4f, %.2f s per run", label, assignmentText(a), tr.ValMean, tr.ValStd, tr.Seconds)
@@ -306,85 +306,17 @@ func valStats(s train.Summary) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(s.Results)))
 }
 
-// readTrials loads a trial log by key. A missing file is an empty log. A
-// malformed last line (a write cut short) is cut off the file, so that
-// appending continues after the last whole record; any other malformed line
-// is an error naming the file and line.
+// readTrials loads a trial log by key (see readLog).
 func readTrials(path string) (map[string]Trial, error) {
-	done := map[string]Trial{}
-	if path == "" {
-		return done, nil
-	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return done, nil
-	}
+	recs, err := readLog(path, "trial", func(tr Trial) bool { return tr.Options != nil })
 	if err != nil {
 		return nil, err
 	}
-	good := 0 // bytes up to the end of the last whole record
-	for line := 1; good < len(b); line++ {
-		n := bytes.IndexByte(b[good:], '\n')
-		last := n < 0
-		if last {
-			n = len(b) - good
-		}
-		text := bytes.TrimSpace(b[good : good+n])
-		if len(text) > 0 {
-			var tr Trial
-			if err := json.Unmarshal(text, &tr); err != nil || tr.Options == nil {
-				if last {
-					break
-				}
-				return nil, fmt.Errorf("%s:%d: not a trial record", path, line)
-			}
-			done[tr.key()] = tr
-		}
-		if last {
-			good = len(b)
-			break
-		}
-		good += n + 1
-	}
-	if good < len(b) {
-		if err := os.Truncate(path, int64(good)); err != nil {
-			return nil, err
-		}
+	done := map[string]Trial{}
+	for _, tr := range recs {
+		done[tr.key()] = tr
 	}
 	return done, nil
-}
-
-// appendTrial appends tr to the log as one line, written in one call and
-// synced, so that a crash leaves at most a cut-short last line.
-func appendTrial(path string, tr Trial) error {
-	if path == "" {
-		return nil
-	}
-	b, err := json.Marshal(tr)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return err
-	}
-	// A last record without its newline (written by hand, say) must not
-	// run into this one.
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		end := make([]byte, 1)
-		if _, err := f.ReadAt(end, st.Size()-1); err == nil && end[0] != '\n' {
-			b = append([]byte{'\n'}, b...)
-		}
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
 }
 
 // applyOptions sets each option of a (name → value) on the model

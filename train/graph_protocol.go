@@ -32,6 +32,10 @@ type GraphJob struct {
 	Config   Config
 	OnEpoch  func(fold int, e Epoch)
 	OnRun    func(fold int, r Result)
+	// Done holds folds finished earlier (by a run that was interrupted,
+	// say) by fold index: they are not trained again, their results enter
+	// the summary as they are, and OnRun is not called for them.
+	Done map[int]Result
 }
 
 // RunGraphProtocols runs the folds of several graph-protocol runs in one
@@ -60,6 +64,10 @@ func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
 			continue
 		}
 		for f := range runs[j].splits {
+			if r, ok := job.Done[f]; ok {
+				runs[j].results[f] = r
+				continue
+			}
 			tasks = append(tasks, task{j, f})
 		}
 	}

@@ -1,0 +1,142 @@
+package experiment
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/report"
+)
+
+// runLogged runs the MUTAG GIN and MLP cells of Table 2 (3 folds, 2
+// epochs) with fold log path and returns the table's Markdown and the
+// folds trained.
+func runLogged(t *testing.T, path string, epochs int) (string, int) {
+	t.Helper()
+	tables, err := Select("graph", []string{"t2"}, []string{"mutag"}, []string{"gin", "mlp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBench(Options{Folds: 3, Epochs: epochs, Parallel: 2, Log: path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md string
+	b.Emit = func(tab *report.Table) error { md = tab.Markdown(); return nil }
+	before := logLines(t, path)
+	if err := b.RunTables(tables); err != nil {
+		t.Fatal(err)
+	}
+	// The runtimes of folds read from the log are the first run's; the
+	// accuracies must match to the last digit.
+	return md, logLines(t, path) - before
+}
+
+func logLines(t *testing.T, path string) int {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte("\n"))
+}
+
+// TestBenchFoldLogResumes interrupts a bench (its log cut after two folds
+// and a half-written line) and reruns it: only the missing folds train,
+// and the table equals the uninterrupted run's.
+func TestBenchFoldLogResumes(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.jsonl")
+	want, trained := runLogged(t, full, 2)
+	if trained != 6 { // 2 models × 3 folds
+		t.Fatalf("first run logged %d folds, want 6", trained)
+	}
+	if _, again := runLogged(t, full, 2); again != 0 {
+		t.Errorf("rerun with a complete log trained %d folds, want 0", again)
+	}
+
+	raw, _ := os.ReadFile(full)
+	lines := strings.SplitAfter(string(raw), "\n")
+	cut := filepath.Join(dir, "cut.jsonl")
+	if err := os.WriteFile(cut, []byte(lines[0]+lines[1]+lines[2][:len(lines[2])/2]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, trained := runLogged(t, cut, 2)
+	if trained != 4 {
+		t.Errorf("resumed run trained %d folds, want 4", trained)
+	}
+	if !strings.Contains(got, "2 fold(s) were read from the fold log") {
+		t.Errorf("resumed table does not say which folds came from the log:\n%s", got)
+	}
+	if accs(got) != accs(want) {
+		t.Errorf("resumed table differs:\n%s\nwant\n%s", got, want)
+	}
+	if _, other := runLogged(t, cut, 3); other != 6 {
+		t.Errorf("a run with other epochs reused folds: trained %d, want 6", other)
+	}
+
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"cell\":\"x\"}\nnot json\n{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewBench(Options{Log: bad}, nil); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2") {
+		t.Errorf("malformed log: %v, want an error naming bad.jsonl:2", err)
+	}
+}
+
+// accs keeps the ACC cells of a Markdown table ("0.xxx ± 0.xxx").
+func accs(md string) string {
+	var out []string
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			continue
+		}
+		for _, f := range strings.Split(line, "|") {
+			if f = strings.TrimSpace(f); strings.Contains(f, " ± ") {
+				out = append(out, f)
+			}
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+// TestCellKeyStable checks that every Table 2 cell's key is the same when
+// its configuration is built again (no pointer or function in it).
+func TestCellKeyStable(t *testing.T) {
+	mutag, err := data.Load("mutag", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := Select("graph", []string{"t2"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewBench(Options{}, nil)
+	seen := map[string]string{}
+	for _, v := range tables[0].Variants {
+		var keys [2]string
+		for i := range keys {
+			mc, tc, err := b.variantConfig(tables[0], v, "mutag")
+			if err != nil {
+				t.Fatal(err)
+			}
+			job, err := b.graphJob("x", v.Model, mc, tc, mutag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys[i] = cellKey(memoKey(v.Model, mc, tc, "mutag", true), mutag, job.Protocol)
+		}
+		if keys[0] != keys[1] {
+			t.Errorf("%s: cell key changes between builds", v.Label)
+		}
+		if o, dup := seen[keys[0]]; dup {
+			t.Errorf("%s and %s share a cell key", v.Label, o)
+		}
+		seen[keys[0]] = v.Label
+	}
+}
