@@ -45,8 +45,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	f.opt.Stop = ctx.Done()
 	b, err := experiment.NewBench(f.opt, report.NewProgress(stderr, f.quiet))
-	if err != nil {
-		return usageError{err.Error()}
+	if err != nil { // the options were validated with the flags: the fold log cannot be read
+		return fmt.Errorf("--log: %w", err)
 	}
 	enc := json.NewEncoder(stdout)
 	if f.asJSON {
