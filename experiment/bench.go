@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -557,7 +558,36 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 	}
 	tab.Notes = append(append([]string{protoNote}, t.Notes...), notes...)
 	tab.Notes = append(tab.Notes, beatsReference(t, dss, res)...)
+	tab.Notes = append(tab.Notes, bestPerDataset(t, dss, res)...)
 	return tab
+}
+
+// bestPerDataset says, per dataset with two or more results, which variant
+// has the highest mean accuracy, by how many points it leads the next, and
+// where the reference variant ranks.
+func bestPerDataset(t Table, dss []benchDataset, res [][]cellResult) []string {
+	var notes []string
+	for di, d := range dss {
+		var ranked []int // variants with a result, best first
+		for vi := range t.Variants {
+			if c := res[vi][di]; c.err == nil && !c.skipped {
+				ranked = append(ranked, vi)
+			}
+		}
+		if len(ranked) < 2 {
+			continue
+		}
+		acc := func(vi int) float64 { return res[vi][di].sum.MeanAcc }
+		slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(acc(b), acc(a)) })
+		best, next := ranked[0], ranked[1]
+		note := fmt.Sprintf("Best on %s: %s (%.3f), %.1f points above the next (%s, %.3f).", d.ds.Name,
+			t.Variants[best].Label, acc(best), 100*(acc(best)-acc(next)), t.Variants[next].Label, acc(next))
+		if ref := slices.IndexFunc(ranked, func(vi int) bool { return t.Variants[vi].Label == t.Reference }); ref > 0 {
+			note += fmt.Sprintf(" %s ranks %d of %d, %.1f points below it.", t.Reference, ref+1, len(ranked), 100*(acc(best)-acc(ranked[ref])))
+		}
+		notes = append(notes, note)
+	}
+	return notes
 }
 
 // beatsReference says, per dataset, which variants score a higher mean

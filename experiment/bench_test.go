@@ -129,7 +129,7 @@ func TestBenchRunnerFakeSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"**Fake — Cora**", "| Variant  | Hidden |", "paper ACC", "0.800 ± 0.010", "Skipped CiteSeer", "A fake table.", "| GCN-16   |     16 |",
-		"GCN-skip on Cora: not run (not tuned there).", "On Cora, GCN-16 (0.298) scores above GCN-8 (0.274).", "| GCN-skip |      - |      - |           - |             - |"} {
+		"GCN-skip on Cora: not run (not tuned there).", "On Cora, GCN-16 (0.298) scores above GCN-8 (0.274).", "Best on Cora: GCN-16 (0.298), 2.4 points above the next (GCN, 0.274). GCN-8 ranks 3 of 3, 2.4 points below it.", "| GCN-skip |      - |      - |           - |             - |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
