@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -17,9 +18,13 @@ type Flags struct {
 
 // value is one option on the command line.
 type value struct {
-	name, text string
-	bool, set  bool
+	name, text, typ string
+	bool, set       bool
 }
+
+// TypeName says what the flag takes (int, float, string, list), for help
+// output; the flag package itself calls every such flag's value "value".
+func (v *value) TypeName() string { return v.typ }
 
 func (v *value) String() string     { return v.text }
 func (v *value) IsBoolFlag() bool   { return v.bool }
@@ -50,8 +55,8 @@ func BindSources(fs *flag.FlagSet, srcs ...Source) *Flags {
 	differ := map[string]bool{}
 	for _, src := range srcs {
 		for _, o := range List(src.Config) {
-			if src.Name != "" {
-				defaults[o.Name] = append(defaults[o.Name], src.Name+" "+o.Value)
+			if d := src.Name + " " + o.Value; src.Name != "" && !slices.Contains(defaults[o.Name], d) {
+				defaults[o.Name] = append(defaults[o.Name], d) // a node and a graph model may share a name
 			}
 			if i, ok := seen[o.Name]; ok {
 				differ[o.Name] = differ[o.Name] || opts[i].Value != o.Value
@@ -76,8 +81,10 @@ func BindSources(fs *flag.FlagSet, srcs ...Source) *Flags {
 	sort.SliceStable(opts, func(i, j int) bool { return opts[i].Name < opts[j].Name })
 	f := &Flags{}
 	for _, o := range opts {
-		v := &value{name: o.Name, bool: o.Bool}
-		if !differ[o.Name] && !o.Bool && !strings.Contains(o.Usage, "(default") {
+		v := &value{name: o.Name, bool: o.Bool, typ: o.Type}
+		// A help text that speaks of the default (the model's recipe, say)
+		// says it better than the zero value of the field would.
+		if !differ[o.Name] && !o.Bool && !strings.Contains(o.Usage, "default") {
 			v.text = o.Value // -h prints it as the default; Apply reads only given flags
 		}
 		f.flags = append(f.flags, v)

@@ -22,6 +22,7 @@ type Option struct {
 	Usage string // the help tag
 	Bool  bool   // a switch: given alone, it means true
 	Value string // the field's value in the configuration Options read
+	Type  string // what a value is, for help: int, float, string or list ("" for a switch)
 }
 
 // List lists the settable fields of cfg, a pointer to a struct, in
@@ -39,7 +40,7 @@ func List(cfg any) []Option {
 			continue
 		}
 		out = append(out, Option{Name: name, Usage: f.Tag.Get("help"), Bool: f.Type.Kind() == reflect.Bool,
-			Value: fmt.Sprint(v.Field(i).Interface())})
+			Value: fmt.Sprint(v.Field(i).Interface()), Type: typeName(f.Type)})
 	}
 	return out
 }
@@ -146,4 +147,23 @@ func inRange(f reflect.StructField, name, value string, x float64) error {
 		return &RangeError{Name: name, Value: value, Min: lo, Max: hi}
 	}
 	return nil
+}
+
+// typeName says what a field of type t takes on the command line.
+func typeName(t reflect.Type) string {
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+		return "string"
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return ""
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "int"
+	case reflect.Float32, reflect.Float64:
+		return "float"
+	case reflect.Slice:
+		return "list"
+	}
+	return "string"
 }

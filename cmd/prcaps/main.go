@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -99,9 +100,34 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: prcaps %s [flags]\n\n%s\n\nFlags:\n", name, synopsis)
-		fs.PrintDefaults()
+		printDefaults(fs, stderr)
 	}
 	return fs
+}
+
+// printDefaults is flag.PrintDefaults, except that a flag bound from a
+// configuration struct (package option) is shown with what it takes (int,
+// float, string, list) where the flag package would say "value".
+func printDefaults(fs *flag.FlagSet, w io.Writer) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		if t, ok := f.Value.(interface{ TypeName() string }); ok && name == "value" {
+			name = t.TypeName()
+		}
+		line := "  -" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		usage = strings.ReplaceAll(usage, "\n", "\n    \t")
+		switch d := f.DefValue; {
+		case d == "" || d == "0" || d == "false":
+		case name == "string":
+			usage += fmt.Sprintf(" (default %q)", d)
+		default:
+			usage += fmt.Sprintf(" (default %v)", d)
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, usage)
+	})
 }
 
 // parseFlags parses args, turning flag errors into usage errors and

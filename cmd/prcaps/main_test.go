@@ -127,3 +127,28 @@ func TestTrainOnPlainFiles(t *testing.T) {
 		t.Errorf("output %q", out)
 	}
 }
+
+// Every command's help names what each flag takes and shows no zero
+// default where the text says what the default is.
+func TestHelpNamesFlagTypes(t *testing.T) {
+	for _, cmd := range []string{"train", "bench", "tune", "predict", "serve", "plot", "datasets"} {
+		code, _, help := runCLI(cmd, "-h")
+		if code != 0 {
+			t.Fatalf("prcaps %s -h: exit %d", cmd, code)
+		}
+		for _, line := range strings.Split(help, "\n") {
+			if strings.HasPrefix(line, "  -") && strings.HasSuffix(line, " value") {
+				t.Errorf("prcaps %s -h: %q does not say what the flag takes", cmd, line)
+			}
+			if strings.Count(line, "default") > 1 && strings.HasSuffix(line, "(default 0)") {
+				t.Errorf("prcaps %s -h: %q", cmd, line)
+			}
+		}
+	}
+	_, _, help := runCLI("train", "-h")
+	for _, want := range []string{"  -hidden int\n", "  -lr float\n", "  -activation string\n", "(defaults: sgc 0, ssgc 0.05)"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("prcaps train -h lacks %q", want)
+		}
+	}
+}
