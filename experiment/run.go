@@ -153,7 +153,7 @@ func (r Run) Do() (train.Summary, error) {
 	if err != nil {
 		return train.Summary{}, err
 	}
-	if err := r.checkMemory(totalMemory()); err != nil {
+	if err := r.checkMemory(machineMemory()); err != nil {
 		return train.Summary{}, err
 	}
 	var best *bestRun
@@ -284,6 +284,9 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 	if err != nil {
 		return train.GraphJob{}, err
 	}
+	if err := r.checkMemory(machineMemory()); err != nil {
+		return train.GraphJob{}, err
+	}
 	build := func(seed uint64) (model.GraphModel, error) {
 		return model.NewGraph(r.ModelName(), r.Config, model.GraphShape(ds), seed)
 	}
@@ -307,6 +310,10 @@ type RunRecord struct {
 	Run      int    `json:"run"`
 	train.Result
 }
+
+// machineMemory is the memory checkMemory compares with: the machine's
+// (tests replace it).
+var machineMemory = totalMemory
 
 // checkMemory refuses a run whose model's estimate (model.MemoryEstimator)
 // for its largest training step, times the runs trained at once, exceeds

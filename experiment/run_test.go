@@ -92,4 +92,10 @@ func TestRunMemoryCheck(t *testing.T) {
 	if err := g.checkMemory(1 << 30); err != nil {
 		t.Errorf("graph network on MUTAG in 1 GiB: %v", err)
 	}
+	// A graph job (the bench's pooled folds) is checked too.
+	defer func(f func() int64) { machineMemory = f }(machineMemory)
+	machineMemory = func() int64 { return 1 << 20 }
+	if _, err := g.GraphJob(); err == nil || !strings.Contains(err.Error(), "would need about") {
+		t.Errorf("graph job in 1 MiB: %v", err)
+	}
 }
