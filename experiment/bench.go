@@ -114,7 +114,7 @@ func Select(suite string, tables, datasets, models []string) ([]Table, error) {
 	case suite == "" && len(tables) > 0:
 		pool = append(append(slices.Clone(suites["node"]), suites["ablation"]...), suites["graph"]...)
 	case !ok:
-		return nil, fmt.Errorf("%w: unknown suite %q (want node or table3, ablation, graph or table2, or speed)", ErrSelection, suite)
+		return nil, fmt.Errorf("%w: unknown suite %q (want node or table3, ablation, graph or table2, speed, or scale)", ErrSelection, suite)
 	}
 	for _, m := range models {
 		if !slices.Contains(model.Names(data.NodeTask), m) && !slices.Contains(model.Names(data.GraphTask), m) {

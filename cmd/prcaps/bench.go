@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
@@ -17,8 +19,10 @@ import (
 type benchFlags struct {
 	opt                             experiment.Options
 	suite, tables, datasets, models string
-	out, cpuProfile                 string
+	out, cpuProfile, edges          string
 	asJSON, quiet, speed, list      bool
+	scale                           bool
+	scaleEdges                      []int
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -53,9 +57,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		b.Record = func(v any) error { return enc.Encode(v) }
 	}
 	b.Emit = func(tab *report.Table) error { return emitTable(tab, f, stdout, stderr) }
-	if f.suite == "speed" {
+	switch f.suite {
+	case "speed":
 		err = b.RunSpeed(experiment.FilterModels(experiment.SpeedVariants(), splitList(f.models)))
-	} else {
+	case "scale":
+		err = b.RunScale(f.scaleEdges)
+	default:
 		var tables []experiment.Table
 		tables, err = experiment.Select(f.suite, splitList(f.tables), splitList(f.datasets), splitList(f.models))
 		if err == nil {
@@ -110,12 +117,15 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		"protocol (stratified 10-fold CV), and prints them as Markdown.\n\n"+
 		"Suites: node (Table 3: PR-CapsNet and GCN on cora citeseer pubmed cs), ablation (tables t4 t5\n"+
 		"curvature iters dims k gates layers), graph (Table 2), speed (median wall time of whole 200-epoch\n"+
-		"Cora runs). Datasets whose files are missing are skipped with a note.", stderr)
+		"Cora runs), scale (node PR-CapsNet on generated stochastic block model graphs of 10^5 to 10^7\n"+
+		"edges: time and peak memory per link). Datasets whose files are missing are skipped with a note.", stderr)
 	var f benchFlags
 	o := &f.opt
-	fs.StringVar(&f.suite, "suite", "node", "node (also table3: Table 3 with the baselines), ablation, graph (also table2: Table 2 under the graph protocol) or speed")
+	fs.StringVar(&f.suite, "suite", "node", "node (also table3: Table 3 with the baselines), ablation, graph (also table2: Table 2 under the graph protocol), speed or scale")
 	fs.IntVar(&o.Folds, "folds", 10, "graph tables: stratified cross-validation folds")
 	fs.BoolVar(&f.speed, "speed", false, "same as --suite speed")
+	fs.BoolVar(&f.scale, "scale", false, "same as --suite scale")
+	fs.StringVar(&f.edges, "edges", "", "scale suite: comma-separated undirected edge counts of the generated graphs, such as 1e5,1e6 (default 1e5,1e6,1e7)")
 	fs.StringVar(&f.tables, "tables", "", "comma-separated tables to run (t2 t3 t4 t5 curvature iters dims k gates layers; see --list); without --suite, from any suite")
 	fs.StringVar(&f.datasets, "dataset", "", "comma-separated datasets replacing every selected table's datasets (speed: the first one)")
 	fs.StringVar(&f.models, "models", "", "comma-separated models to keep (prcapsnet, gcn); empty: all")
@@ -137,15 +147,19 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	}
 	suiteSet, dataSet := false, false
 	fs.Visit(func(fl *flag.Flag) {
-		suiteSet = suiteSet || fl.Name == "suite" || fl.Name == "speed"
+		suiteSet = suiteSet || fl.Name == "suite" || fl.Name == "speed" || fl.Name == "scale"
 		dataSet = dataSet || fl.Name == "data"
 	})
 	if err := checkRoot(o.Root, dataSet); err != nil {
 		return f, err
 	}
 	switch {
+	case f.speed && f.scale:
+		return f, usagef("--speed and --scale are two suites: give one")
 	case f.speed:
 		f.suite = "speed"
+	case f.scale:
+		f.suite = "scale"
 	case f.tables != "" && !suiteSet:
 		f.suite = "" // tables from any suite
 	}
@@ -164,6 +178,16 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	}
 	if err := o.Validate(); err != nil {
 		return f, usagef("--%v", err)
+	}
+	for _, e := range splitList(f.edges) {
+		x, err := strconv.ParseFloat(e, 64)
+		if err != nil || x != math.Trunc(x) || x < 1 || x > 1<<29 {
+			return f, usagef("--edges: %q is not a whole number of edges in [1, %d]", e, 1<<29)
+		}
+		f.scaleEdges = append(f.scaleEdges, int(x))
+	}
+	if f.edges != "" && f.suite != "scale" {
+		return f, usagef("--edges goes with --scale")
 	}
 	return f, nil
 }

@@ -63,6 +63,16 @@ func TestBenchSpeed(t *testing.T) {
 	}
 }
 
+func TestBenchScale(t *testing.T) {
+	code, out, errOut := runCLI("bench", "--scale", "--edges", "3e3", "--epochs", "2", "--json", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"table":"scale"`) || !strings.Contains(out, `"ns_per_link"`) {
+		t.Errorf("scale records:\n%s", out)
+	}
+}
+
 func TestBenchUsage(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -74,6 +84,9 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"--seeds", "0"}, "--seeds must be at least 1"},
 		{[]string{"--models", "nope"}, `unknown model "nope"`},
 		{[]string{"--split", "x"}, "--split must be"},
+		{[]string{"--edges", "1e5"}, "--edges goes with --scale"},
+		{[]string{"--scale", "--edges", "1.5"}, `--edges: "1.5" is not a whole number`},
+		{[]string{"--scale", "--speed"}, "two suites"},
 	} {
 		code, out, errOut := runCLI(append([]string{"bench"}, tc.args...)...)
 		if code != 2 || !strings.Contains(out+errOut, tc.want) {
