@@ -2,6 +2,7 @@ package autodiff
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/prcaps/prcaps/tensor"
 )
@@ -82,6 +83,20 @@ func (t *Tape[T]) Reset() { t.n = 0 }
 // Len is the number of ops recorded since the last Reset, counting the
 // positions taken by Skip.
 func (t *Tape[T]) Len() int { return t.n }
+
+// Bytes is the storage the tape's nodes hold for their values and their
+// gradients (capacities, over every position of the longest pass so far),
+// not counting the ops' own scratch: what memory per node or per link a
+// model's tape costs.
+func (t *Tape[T]) Bytes() (values, grads int64) {
+	var zero T
+	size := int64(unsafe.Sizeof(zero))
+	for _, v := range t.nodes {
+		values += size * int64(cap(v.Value.Data))
+		grads += size * int64(cap(v.Grad.Data))
+	}
+	return values, grads
+}
 
 // Skip takes the tape position at which an op would have recorded,
 // recording nothing there. An op that records only for some input values

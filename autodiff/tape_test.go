@@ -73,3 +73,22 @@ func TestReleaseGrads(t *testing.T) {
 		}
 	}
 }
+
+// Bytes counts the values of every node and the gradients of those that
+// need one; a NoGrad tape holds no gradients.
+func TestTapeBytes(t *testing.T) {
+	x := NewParam[float32]("x", 3, 4)
+	var tp Tape[float32]
+	y := Tanh(&tp, x)                                                       // 3×4 value and gradient
+	Sum(&tp, MatMul(&tp, y, NewVar(tensor.NewDense[float32](4, 2), false))) // 3×2, then 1×1
+	v, g := tp.Bytes()
+	if v != 4*(12+6+1) || g != 4*(12+6+1) {
+		t.Errorf("tape bytes %d, %d; want %d for values and gradients", v, g, 4*19)
+	}
+	var ev Tape[float32]
+	ev.NoGrad = true
+	Tanh(&ev, x)
+	if v, g := ev.Bytes(); v != 48 || g != 0 {
+		t.Errorf("NoGrad tape bytes %d, %d; want 48, 0", v, g)
+	}
+}
