@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -207,9 +208,9 @@ type Bench struct {
 	memo    map[string]memoRun // results by configuration, dataset and protocol
 	failed  []string
 	done    []*report.Table
-	logged  map[string]map[int]train.Result // Options.Log's folds by cell key
-	logErr  error                           // the first failed append to Options.Log
-	fromLog int                             // folds of the current table read from Options.Log
+	logged  map[string]map[int]loggedFold // Options.Log's folds by cell key
+	logErr  error                         // the first failed append to Options.Log
+	fromLog map[string]int                // folds of the current table read from Options.Log, by commit
 }
 
 // NewBench returns a bench with options opt (validated) reporting to
@@ -375,10 +376,17 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 		return nil, err
 	}
 	if t.Graph {
-		b.fromLog = 0
+		b.fromLog = map[string]int{}
 		b.runGraphTableCells(t, dss)
-		if b.fromLog > 0 {
-			notes = append(notes, fmt.Sprintf("%d fold(s) were read from the fold log %s, with the runtimes of the run that trained them.", b.fromLog, b.opt.Log))
+		if n := len(b.fromLog); n > 0 {
+			var by []string
+			total := 0
+			for _, c := range slices.Sorted(maps.Keys(b.fromLog)) {
+				by = append(by, fmt.Sprintf("%d at %s", b.fromLog[c], c))
+				total += b.fromLog[c]
+			}
+			notes = append(notes, fmt.Sprintf("%d fold(s) were read from the fold log %s (trained: %s), with the runtimes of the runs that trained them.",
+				total, b.opt.Log, strings.Join(by, ", ")))
 		}
 	}
 	res := make([][]cellResult, len(t.Variants))

@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
+	"sync"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
@@ -95,22 +97,54 @@ type foldRecord struct {
 	Label  string       `json:"label"` // table, variant and dataset, for people
 	Fold   int          `json:"fold"`
 	Result train.Result `json:"result"`
+	// Commit is the VCS revision the training binary was built from
+	// ("+dirty" for a modified tree; empty when the build has none, as
+	// with go run): the code is not part of Cell, so a table read from a
+	// log says which commits trained it.
+	Commit string `json:"commit,omitempty"`
 }
 
+// buildCommit is the binary's VCS revision for foldRecord.Commit.
+var buildCommit = sync.OnceValue(func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, dirty := "", false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "+dirty"
+	}
+	return rev
+})
+
 // readFoldLog reads the fold log at path (see readLog) by cell and fold.
-func readFoldLog(path string) (map[string]map[int]train.Result, error) {
+func readFoldLog(path string) (map[string]map[int]loggedFold, error) {
 	recs, err := readLog(path, "bench fold", func(r foldRecord) bool { return r.Cell != "" && r.Fold >= 0 })
 	if err != nil {
 		return nil, err
 	}
-	done := map[string]map[int]train.Result{}
+	done := map[string]map[int]loggedFold{}
 	for _, r := range recs {
 		if done[r.Cell] == nil {
-			done[r.Cell] = map[int]train.Result{}
+			done[r.Cell] = map[int]loggedFold{}
 		}
-		done[r.Cell][r.Fold] = r.Result
+		done[r.Cell][r.Fold] = loggedFold{r.Result, r.Commit}
 	}
 	return done, nil
+}
+
+// loggedFold is a fold read from the fold log and the commit that trained it.
+type loggedFold struct {
+	result train.Result
+	commit string
 }
 
 // cellKey identifies a graph cell's folds across processes: a digest of
@@ -131,8 +165,15 @@ func (b *Bench) resume(job *train.GraphJob, memo, label string, ds *data.Dataset
 	}
 	key := cellKey(memo, ds, job.Protocol)
 	if done := b.logged[key]; len(done) > 0 {
-		job.Done = done
-		b.fromLog += len(done)
+		job.Done = map[int]train.Result{}
+		for f, l := range done {
+			job.Done[f] = l.result
+			c := l.commit
+			if c == "" {
+				c = "unknown"
+			}
+			b.fromLog[c]++
+		}
 		b.progress.Line("%s: %d fold(s) read from %s", label, len(done), b.opt.Log)
 	}
 	onRun := job.OnRun
@@ -140,7 +181,7 @@ func (b *Bench) resume(job *train.GraphJob, memo, label string, ds *data.Dataset
 		if onRun != nil {
 			onRun(fold, r)
 		}
-		if err := appendLog(b.opt.Log, foldRecord{Cell: key, Label: label, Fold: fold, Result: r}); err != nil && b.logErr == nil {
+		if err := appendLog(b.opt.Log, foldRecord{Cell: key, Label: label, Fold: fold, Result: r, Commit: buildCommit()}); err != nil && b.logErr == nil {
 			b.logErr = err
 		}
 	}

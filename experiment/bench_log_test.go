@@ -70,7 +70,7 @@ func TestBenchFoldLogResumes(t *testing.T) {
 	if trained != 4 {
 		t.Errorf("resumed run trained %d folds, want 4", trained)
 	}
-	if !strings.Contains(got, "2 fold(s) were read from the fold log") {
+	if !strings.Contains(got, "2 fold(s) were read from the fold log") || !strings.Contains(got, "(trained: 2 at unknown)") {
 		t.Errorf("resumed table does not say which folds came from the log:\n%s", got)
 	}
 	if accs(got) != accs(want) {
