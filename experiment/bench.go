@@ -36,6 +36,10 @@ type Options struct {
 	// are not trained again, so a bench interrupted and rerun with the same
 	// log resumes; new folds are appended as they finish. Empty: no log.
 	Log string
+	// LogOnly makes graph tables from Log alone: cells with every fold
+	// there are summarised, the others are left empty with a note, and
+	// nothing trains. It shows a long bench's progress.
+	LogOnly bool
 	// Stop, if non-nil, interrupts the bench when closed: the cells in
 	// training fail as interrupted and the bench stops after its table.
 	Stop <-chan struct{}
@@ -79,6 +83,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("epochs must not be negative")
 	case o.FirstSeed < 0:
 		return fmt.Errorf("first seed must not be negative")
+	case o.LogOnly && o.Log == "":
+		return fmt.Errorf("log-only needs a fold log")
 	}
 	return nil
 }
@@ -375,6 +381,9 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b.opt.LogOnly && !t.Graph {
+		return nil, fmt.Errorf("table %s: log-only makes graph tables from the fold log; %s is not one", t.Name, t.Name)
+	}
 	if t.Graph {
 		b.fromLog = map[string]int{}
 		b.runGraphTableCells(t, dss)
@@ -403,6 +412,11 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 				notes = append(notes, fmt.Sprintf("%s on %s: the same configuration as %s; its result is reused.", v.Label, d.ds.Name, reused))
 			}
 			res[vi][di] = cellResult{sum: s, err: err}
+			if errors.Is(err, errNotInLog) {
+				res[vi][di] = cellResult{skipped: true}
+				notes = append(notes, fmt.Sprintf("%s on %s: %v.", v.Label, d.ds.Name, err))
+				continue
+			}
 			if err != nil {
 				msg := fmt.Sprintf("%s on %s failed: %v", v.Label, d.ds.Name, err)
 				notes = append(notes, msg+".")

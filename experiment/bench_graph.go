@@ -3,6 +3,7 @@ package experiment
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -49,6 +50,12 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 				b.memo[key] = memoRun{err: err, where: c.where, fresh: true}
 				continue
 			}
+			if b.opt.LogOnly {
+				if n := len(b.logged[cellKey(key, d.ds, job.Protocol)]); n < b.opt.Folds {
+					b.memo[key] = memoRun{err: fmt.Errorf("%w: %d of %d folds there", errNotInLog, n, b.opt.Folds), where: c.where, fresh: true}
+					continue
+				}
+			}
 			b.resume(&job, key, c.label, d.ds)
 			cells = append(cells, c)
 			jobs = append(jobs, job)
@@ -89,6 +96,9 @@ func (b *Bench) graphProtocolNote() string {
 		b.graphProtocol().Name(), b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Folds-1, ep,
 		train.DefaultMicroBatchNodes, runtime.GOMAXPROCS(0))
 }
+
+// errNotInLog is the error of a cell that Options.LogOnly leaves empty.
+var errNotInLog = errors.New("not run (--log-only), its folds are not all in the fold log")
 
 // foldRecord is a line of the fold log (Options.Log): one finished fold
 // of a graph-table cell.

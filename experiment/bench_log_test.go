@@ -15,12 +15,17 @@ import (
 // epochs) with fold log path and returns the table's Markdown and the
 // folds trained.
 func runLogged(t *testing.T, path string, epochs int) (string, int) {
+	return runLoggedOpt(t, Options{Folds: 3, Epochs: epochs, Parallel: 2, Log: path})
+}
+
+func runLoggedOpt(t *testing.T, opt Options) (string, int) {
 	t.Helper()
+	path := opt.Log
 	tables, err := Select("graph", []string{"t2"}, []string{"mutag"}, []string{"gin", "mlp"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBench(Options{Folds: 3, Epochs: epochs, Parallel: 2, Log: path}, nil)
+	b, err := NewBench(opt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +65,21 @@ func TestBenchFoldLogResumes(t *testing.T) {
 		t.Errorf("rerun with a complete log trained %d folds, want 0", again)
 	}
 
+	// From the log alone: the full log gives the table, nothing trains.
+	if got, n := runLoggedOpt(t, Options{Folds: 3, Epochs: 2, Log: full, LogOnly: true}); n != 0 || accs(got) != accs(want) {
+		t.Errorf("log-only on the full log: %d folds trained, table\n%s", n, got)
+	}
+
 	raw, _ := os.ReadFile(full)
 	lines := strings.SplitAfter(string(raw), "\n")
 	cut := filepath.Join(dir, "cut.jsonl")
 	if err := os.WriteFile(cut, []byte(lines[0]+lines[1]+lines[2][:len(lines[2])/2]), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// A cell with folds missing stays empty under log-only.
+	if got, n := runLoggedOpt(t, Options{Folds: 3, Epochs: 2, Log: cut, LogOnly: true}); n != 0 || row(got, "GIN-0") == "" || strings.Contains(row(got, "GIN-0"), "±") ||
+		!strings.Contains(got, "not run (--log-only), its folds are not all in the fold log: 2 of 3 folds there") {
+		t.Errorf("log-only on a cut log: %d folds trained, table\n%s", n, got)
 	}
 	got, trained := runLogged(t, cut, 2)
 	if trained != 4 {
@@ -87,6 +102,16 @@ func TestBenchFoldLogResumes(t *testing.T) {
 	if _, err := NewBench(Options{Log: bad}, nil); err == nil || !strings.Contains(err.Error(), "bad.jsonl:2") {
 		t.Errorf("malformed log: %v, want an error naming bad.jsonl:2", err)
 	}
+}
+
+// row is the Markdown table row of label.
+func row(md, label string) string {
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| "+label+" ") {
+			return line
+		}
+	}
+	return ""
 }
 
 // accs keeps the ACC cells of a Markdown table ("0.xxx ± 0.xxx").

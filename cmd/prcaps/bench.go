@@ -137,6 +137,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.IntVar(&o.Parallel, "parallel", 1, "runs (seeds or folds) of a table cell trained concurrently; results do not depend on it")
 	fs.IntVar(&o.Repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&o.Log, "log", "", "graph tables: `file` of finished folds (JSON lines); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
+	fs.BoolVar(&o.LogOnly, "log-only", false, "graph tables: make the tables from --log alone, training nothing (cells whose folds are not all there stay empty): a long bench's progress")
 	fs.StringVar(&f.out, "out", "", "also write each table as DIR/<table>.md and DIR/<table>.csv")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per protocol run and a summary object (with the tables) on the last line")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
