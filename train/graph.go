@@ -381,7 +381,8 @@ func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, e
 }
 
 // RunGraph trains m on split.Train for cfg.Epochs epochs of shuffled
-// mini-batches of batchSize graphs (each in micro-batches of at most
+// mini-batches of at most batchSize graphs, near-equal in size (each in
+// micro-batches of at most
 // DefaultMicroBatchNodes nodes, see GraphProtocol), evaluates on split.Val
 // after every epoch and returns the test accuracy at the epoch of best
 // validation accuracy (ties: the later epoch, see selectsGraphEpoch),
