@@ -3,6 +3,8 @@ package autodiff
 import (
 	"fmt"
 	"math"
+
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // BatchNormEps is PyTorch's default epsilon of nn.BatchNorm1d.
@@ -65,22 +67,13 @@ func BatchNorm[T Float](t *Tape[T], x, gamma, beta *Var[T], stats *BatchStats[T]
 	xd := x.Value.Data[:R*C]
 	if training {
 		clear(mu)
-		for i := 0; i < R; i++ {
-			for j, v := range xd[i*C : (i+1)*C] {
-				mu[j] += float64(v)
-			}
-		}
+		tensor.SumRowsWiden(mu, xd)
 		ss := p.rstd // the squared deviations, then rstd in place
 		clear(ss)
 		for j := range mu {
 			mu[j] /= float64(max(R, 1))
 		}
-		for i := 0; i < R; i++ {
-			for j, v := range xd[i*C : (i+1)*C] {
-				d := float64(v) - mu[j]
-				ss[j] += d * d
-			}
-		}
+		tensor.SumSqDevRowsWiden(ss, mu, xd)
 		m := stats.Momentum
 		for j := range ss {
 			unbiased := ss[j] / float64(max(R-1, 1))
@@ -104,16 +97,7 @@ func BatchNorm[T Float](t *Tape[T], x, gamma, beta *Var[T], stats *BatchStats[T]
 	for j := range mu32 {
 		mu32[j], rstd32[j] = T(mu[j]), T(p.rstd[j])
 	}
-	gd, bd, yd := gamma.Value.Data[:C], beta.Value.Data[:C], out.Value.Data[:R*C]
-	for i := 0; i < R; i++ {
-		xr, xh, y := xd[i*C:(i+1)*C], p.xhat[i*C:(i+1)*C], yd[i*C:(i+1)*C]
-		xh, y = xh[:len(xr)], y[:len(xr)]
-		for j, v := range xr {
-			h := (v - mu32[j]) * rstd32[j]
-			xh[j] = h
-			y[j] = h*gd[j] + bd[j]
-		}
-	}
+	tensor.NormalizeRows(out.Value.Data[:R*C], p.xhat, xd, mu32, rstd32, gamma.Value.Data[:C], beta.Value.Data[:C])
 	return out
 }
 
@@ -126,13 +110,8 @@ func (p *batchNormOp[T]) Backward(out *Var[T]) {
 	clear(sb)
 	clear(sg)
 	gd := out.Grad.Data[:R*C]
-	for i := 0; i < R; i++ {
-		xh := p.xhat[i*C : (i+1)*C]
-		for j, v := range gd[i*C : (i+1)*C] {
-			sb[j] += float64(v)
-			sg[j] += float64(v) * float64(xh[j])
-		}
-	}
+	tensor.SumRowsWiden(sb, gd)
+	tensor.SumProdRowsWiden(sg, gd, p.xhat)
 	if p.x.requiresGrad {
 		// ∂x = c1·(g − c2 − x̂·c3) with per-column c1 = γ·rstd and, for
 		// batch statistics, c2 = ∂β/R and c3 = ∂γ/R (zero otherwise).
@@ -146,14 +125,7 @@ func (p *batchNormOp[T]) Backward(out *Var[T]) {
 				c2[j], c3[j] = T(sb[j]*inv), T(sg[j]*inv)
 			}
 		}
-		gx := p.x.Grad.Data[:R*C]
-		for i := 0; i < R; i++ {
-			g, xh, dx := gd[i*C:(i+1)*C], p.xhat[i*C:(i+1)*C], gx[i*C:(i+1)*C]
-			xh, dx = xh[:len(g)], dx[:len(g)]
-			for j, v := range g {
-				dx[j] += c1[j] * (v - c2[j] - xh[j]*c3[j])
-			}
-		}
+		tensor.NormalizeGradRows(p.x.Grad.Data[:R*C], gd, p.xhat, c1, c2, c3)
 	}
 	if p.beta.requiresGrad {
 		for j, v := range sb {

@@ -87,3 +87,19 @@ func sumRowsWiden32(acc *float64, x *float32, rows, cols int) {
 func log64AVX(dst, x *float64, n int) int {
 	panic("tensor: log64AVX without AVX2")
 }
+
+func sumSqDevRowsWiden32(acc *float64, x *float32, mu *float64, rows, cols int) {
+	panic("tensor: sumSqDevRowsWiden32 without AVX2")
+}
+
+func sumProdRowsWiden32(acc *float64, a, b *float32, rows, cols int) {
+	panic("tensor: sumProdRowsWiden32 without AVX2")
+}
+
+func normalizeRows32(y, xhat, x, mu, rstd, gamma, beta *float32, rows, cols int) {
+	panic("tensor: normalizeRows32 without AVX2")
+}
+
+func normalizeGradRows32(dx, grad, xhat, c1, c2, c3 *float32, rows, cols int) {
+	panic("tensor: normalizeGradRows32 without AVX2")
+}

@@ -45,3 +45,18 @@ func expFloat32Vec(dst, x *float64, n int)
 //
 //go:noescape
 func sumRowsWiden32(acc *float64, x *float32, rows, cols int)
+
+// The batch-norm row kernels of batchnorm.go; the widening ones need cols
+// a positive multiple of 4, the float32 ones of 8.
+
+//go:noescape
+func sumSqDevRowsWiden32(acc *float64, x *float32, mu *float64, rows, cols int)
+
+//go:noescape
+func sumProdRowsWiden32(acc *float64, a, b *float32, rows, cols int)
+
+//go:noescape
+func normalizeRows32(y, xhat, x, mu, rstd, gamma, beta *float32, rows, cols int)
+
+//go:noescape
+func normalizeGradRows32(dx, grad, xhat, c1, c2, c3 *float32, rows, cols int)
