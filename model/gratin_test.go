@@ -63,7 +63,9 @@ func TestGRATINLearns(t *testing.T) {
 	for _, bb := range []model.GRATINBackbone{model.GRATINGCN, model.GRATINGIN} {
 		cfg := model.DefaultGRATINConfig()
 		cfg.Backbone, cfg.Pretrain, cfg.Components, cfg.AugDropout = bb, 20, 3, 0.3
-		m, r := runGRATIN(t, ds, cfg, 30, 5e-4, 0, nil)
+		// 20 epochs of each stage: with 10 of the second, its last epoch
+		// was one unlucky draw from 0.9 in the portable build (26 of 30).
+		m, r := runGRATIN(t, ds, cfg, 40, 5e-4, 0, nil)
 		if r.TestAcc < 0.9 {
 			t.Errorf("%v: test accuracy %.3f, want ≥ 0.9", bb, r.TestAcc)
 		}
