@@ -11,25 +11,37 @@ import (
 type geluOp[T autodiff.Float] struct {
 	x, out   *autodiff.Var[T]
 	fwd, bwd func(lo, hi int)
+	// slope is Φ(x) + x·φ(x) per element, kept by the forward pass for
+	// the backward one when x needs a gradient: the normal distribution,
+	// an exponential per element, is then computed once per step.
+	slope []float64
+	keep  bool
 }
 
 func (p *geluOp[T]) forwardRange(lo, hi int) {
 	x, y := p.x.Value.Data[lo:hi], p.out.Value.Data[lo:hi]
 	f32 := isFloat32[T]()
+	if !p.keep {
+		for i, v := range x {
+			cdf, _ := normal(float64(v), f32)
+			y[i] = T(float64(v) * cdf)
+		}
+		return
+	}
+	slope := p.slope[lo:hi]
 	for i, v := range x {
-		cdf, _ := normal(float64(v), f32)
-		y[i] = T(float64(v) * cdf)
+		z := float64(v)
+		cdf, pdf := normal(z, f32)
+		y[i] = T(z * cdf)
+		slope[i] = cdf + z*pdf
 	}
 }
 
 // backwardRange adds ∂x = ∂y·(Φ(x) + x·φ(x)).
 func (p *geluOp[T]) backwardRange(lo, hi int) {
-	x, g, gx := p.x.Value.Data[lo:hi], p.out.Grad.Data[lo:hi], p.x.Grad.Data[lo:hi]
-	f32 := isFloat32[T]()
-	for i, v := range x {
-		z := float64(v)
-		cdf, pdf := normal(z, f32)
-		gx[i] += T(float64(g[i]) * (cdf + z*pdf))
+	g, gx, slope := p.out.Grad.Data[lo:hi], p.x.Grad.Data[lo:hi], p.slope[lo:hi]
+	for i, s := range slope {
+		gx[i] += T(float64(g[i]) * s)
 	}
 }
 
@@ -79,6 +91,13 @@ func GELU[T autodiff.Float](t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.V
 		p.fwd, p.bwd = p.forwardRange, p.backwardRange
 	}
 	p.x, p.out = x, out
-	tensor.ParallelFor(len(x.Value.Data), 16, p.fwd)
+	n := len(x.Value.Data)
+	if p.keep = out.RequiresGrad(); p.keep {
+		if cap(p.slope) < n {
+			p.slope = make([]float64, n)
+		}
+		p.slope = p.slope[:n]
+	}
+	tensor.ParallelFor(n, 16, p.fwd)
 	return out
 }
