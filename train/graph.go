@@ -317,9 +317,9 @@ func (tr *graphTrainer) epoch(epoch int) (float64, float64, error) {
 	// ⌈n/size⌉ mini-batches of near-equal size (they differ by at most a
 	// graph), not PyTorch DataLoader's full batches and a rest: with our
 	// folds the rest is often a single graph (NCI1: 3,329 training graphs,
-	// 1 more than 104 × 32, 208 × 16 and 13 × 256), whose full optimiser
-	// step before every evaluation cost GIN about 3 points on NCI1 (it also
-	// set its batch statistics) and kept GRATIN's GCN at chance level.
+	// 1 more than 104 × 32, 208 × 16 and 13 × 256), which would take a full
+	// optimiser step of its own, and set a batch norm's statistics, just
+	// before every evaluation (docs/notes/baselines.md).
 	batches := (n + tr.sizes.size - 1) / tr.sizes.size
 	for k := range batches {
 		lo, hi := k*n/batches, (k+1)*n/batches
@@ -382,8 +382,8 @@ func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, e
 
 // RunGraph trains m on split.Train for cfg.Epochs epochs of shuffled
 // mini-batches of at most batchSize graphs, near-equal in size (each in
-// micro-batches of at most
-// DefaultMicroBatchNodes nodes, see GraphProtocol), evaluates on split.Val
+// micro-batches of at most DefaultMicroBatchNodes nodes, see
+// GraphProtocol), evaluates on split.Val
 // after every epoch and returns the test accuracy at the epoch of best
 // validation accuracy (ties: the later epoch, see selectsGraphEpoch),
 // DESIGN §6. The parameters of the selected epoch are copied aside, and
