@@ -75,7 +75,16 @@ func Dropout[T Float](t *Tape[T], x *Var[T], p float64, rng *rand.Rand, training
 	if !(p >= 0 && p <= 1) {
 		panic(fmt.Sprintf("autodiff: Dropout probability %g outside [0, 1]", p))
 	}
-	if !training || p == 0 {
+	if p == 0 {
+		return x
+	}
+	if !training {
+		// Take the position the training pass records at, so that an
+		// evaluation pass on the same tape finds every later op's record
+		// and buffers where training left them (see Tape.Skip).
+		if t != nil {
+			t.Skip()
+		}
 		return x
 	}
 	if rng == nil {

@@ -139,8 +139,12 @@ type nodeTrainer struct {
 	state  []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
 	curv   []model.Curvature        // Epoch.Curvatures, reused
 	rng    *rand.Rand
-	tape   autodiff.Tape[float32]
-	eval   autodiff.Tape[float32]
+	// tape records the training passes and, with NoGrad set for the
+	// while, the evaluation ones: an evaluation pass records the ops of a
+	// training pass at the same positions (dropout takes its position with
+	// Tape.Skip), so it reuses their buffers instead of holding a second
+	// set.
+	tape autodiff.Tape[float32]
 }
 
 func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64) (*nodeTrainer, error) {
@@ -177,7 +181,6 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 			tr.state = append(tr.state, g.Params...)
 		}
 	}
-	tr.eval.NoGrad = true
 	tr.tape.ReleaseGrads = true // the step reads only parameter gradients
 	return tr, nil
 }
@@ -209,9 +212,12 @@ func (tr *nodeTrainer) step(epoch int) (float64, error) {
 // evaluate scores every node in evaluation mode and fills e's accuracies;
 // it returns the validation loss.
 func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
-	tr.eval.Reset()
-	out := tr.m.Forward(&tr.eval, tr.ds.Graph, tr.ds.X, false, tr.rng)
-	vl := autodiff.SoftmaxCrossEntropy(&tr.eval, out, tr.labels, tr.split.Val)
+	t := &tr.tape
+	t.NoGrad = true
+	defer func() { t.NoGrad = false }()
+	t.Reset()
+	out := tr.m.Forward(t, tr.ds.Graph, tr.ds.X, false, tr.rng)
+	vl := autodiff.SoftmaxCrossEntropy(t, out, tr.labels, tr.split.Val)
 	e.TrainAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Train)
 	e.ValAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Val)
 	e.TestAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Test)

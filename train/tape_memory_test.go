@@ -9,7 +9,7 @@ import (
 	"github.com/prcaps/prcaps/model"
 )
 
-// TestNodeTapeMemory reports what node PR-CapsNet's tapes hold per link
+// TestNodeTapeMemory reports what node PR-CapsNet's tape holds per link
 // (arcs plus self-loops) after two steps and evaluations, and checks that
 // the model's memory estimate (model.MemoryEstimator, which the memory
 // check of experiment.Run trusts) covers them. Coauthor CS too when
@@ -48,15 +48,11 @@ func TestNodeTapeMemory(t *testing.T) {
 			tr.evaluate(&ep)
 		}
 		tv, tg := tr.tape.Bytes()
-		ev, eg := tr.eval.Bytes()
 		links := float64(nd.Graph.NumArcs() + nd.Graph.N)
 		est := cfg.EstimateBytes(model.NodeShape(nd), nd.Graph.N, nd.Graph.NumArcs())
-		t.Logf("%s: %.0f links; bytes per link: training tape values %.0f, gradients %.0f; evaluation tape values %.0f; estimate %.0f",
-			nd.Name, links, float64(tv)/links, float64(tg)/links, float64(ev)/links, float64(est)/links)
-		if eg != 0 {
-			t.Errorf("%s: the evaluation tape holds %d bytes of gradients", nd.Name, eg)
-		}
-		if total := tv + tg + ev; est < total {
+		t.Logf("%s: %.0f links; bytes per link: tape values %.0f, gradients %.0f (evaluation shares the tape); estimate %.0f",
+			nd.Name, links, float64(tv)/links, float64(tg)/links, float64(est)/links)
+		if total := tv + tg; est < total {
 			t.Errorf("%s: the memory estimate %d is below the tapes' %d bytes", nd.Name, est, total)
 		}
 	}
