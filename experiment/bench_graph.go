@@ -50,13 +50,14 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 				b.memo[key] = memoRun{err: err, where: c.where, fresh: true}
 				continue
 			}
+			cell := cellKey(key, d.ds, job.Protocol)
 			if b.opt.LogOnly {
-				if n := len(b.logged[cellKey(key, d.ds, job.Protocol)]); n < b.opt.Folds {
+				if n := len(b.logged[cell]); n < b.opt.Folds {
 					b.memo[key] = memoRun{err: fmt.Errorf("%w: %d of %d folds there", errNotInLog, n, b.opt.Folds), where: c.where, fresh: true}
 					continue
 				}
 			}
-			b.resume(&job, key, c.label, d.ds)
+			b.resume(&job, cell, c.label)
 			cells = append(cells, c)
 			jobs = append(jobs, job)
 			b.progress.Line("%s, %s, %d epochs", c.label, b.graphProtocol().Name(), tc.Epochs)
@@ -167,13 +168,12 @@ func cellKey(memo string, ds *data.Dataset, p train.GraphProtocol) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-// resume gives job the folds of its cell found in the fold log and has
+// resume gives job the folds of its cell (key, see cellKey) found in the fold log and has
 // each fold it trains appended there.
-func (b *Bench) resume(job *train.GraphJob, memo, label string, ds *data.Dataset) {
+func (b *Bench) resume(job *train.GraphJob, key, label string) {
 	if b.opt.Log == "" {
 		return
 	}
-	key := cellKey(memo, ds, job.Protocol)
 	if done := b.logged[key]; len(done) > 0 {
 		job.Done = map[int]train.Result{}
 		for f, l := range done {
