@@ -60,7 +60,7 @@ func (p *unaryOp[T]) Backward(out *Var[T]) {
 
 // recordUnary runs f on x and records it on the tape.
 func recordUnary[T Float](t *Tape[T], x *Var[T], kind unaryKind, a, b float64) *Var[T] {
-	out := t.Node(x.Value.Rows, x.Value.Cols, Any(x))
+	out := t.Node(x.Value.Rows, x.Value.Cols, x)
 	p := OpOf[unaryOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRange, p.backwardRange

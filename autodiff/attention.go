@@ -119,7 +119,7 @@ func Attention[T Float](t *Tape[T], q, k, v *Var[T], heads int, dropout float64,
 	case !(dropout >= 0 && dropout < 1):
 		panic(fmt.Sprintf("autodiff: Attention dropout %g outside [0, 1)", dropout))
 	}
-	out := t.Node(n, w, Any(q, k, v))
+	out := t.Node(n, w, q, k, v)
 	p := OpOf[attentionOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd, p.red = p.forwardUnits, p.backwardUnits, p.reduceRows

@@ -68,7 +68,7 @@ func PerformerAttention[T Float](t *Tape[T], q, k, v, proj *Var[T], heads int) *
 	case m == 0:
 		panic("autodiff: PerformerAttention over no keys")
 	}
-	out := t.Node(n, w, Any(q, k, v, proj))
+	out := t.Node(n, w, q, k, v, proj)
 	p := OpOf[performerOp[T]](out)
 	p.q, p.k, p.v, p.proj, p.out = q, k, v, proj, out
 	p.heads, p.dh, p.n, p.m, p.w, p.f = heads, w/heads, n, m, w, proj.Value.Rows

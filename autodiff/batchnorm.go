@@ -52,7 +52,7 @@ func BatchNorm[T Float](t *Tape[T], x, gamma, beta *Var[T], stats *BatchStats[T]
 	if len(stats.Mean) != C || len(stats.Var) != C {
 		panic(fmt.Sprintf("autodiff: BatchNorm statistics for %d and %d columns, want %d", len(stats.Mean), len(stats.Var), C))
 	}
-	out := t.Node(R, C, x.requiresGrad || gamma.requiresGrad || beta.requiresGrad)
+	out := t.Node(R, C, x, gamma, beta)
 	p := OpOf[batchNormOp[T]](out)
 	p.x, p.gamma, p.beta, p.out, p.batch = x, gamma, beta, out, training
 	if cap(p.rstd) < C {

@@ -90,7 +90,7 @@ func Dropout[T Float](t *Tape[T], x *Var[T], p float64, rng *rand.Rand, training
 	if rng == nil {
 		panic("autodiff: Dropout in training needs a random source")
 	}
-	out := t.Node(x.Value.Rows, x.Value.Cols, Any(x))
+	out := t.Node(x.Value.Rows, x.Value.Cols, x)
 	op := OpOf[dropoutOp[T]](out)
 	if op.fwd == nil {
 		op.fwd, op.bwd = op.forwardBlocks, op.backwardRange

@@ -78,7 +78,7 @@ func recordBinary[T Float](t *Tape[T], a, b *Var[T], kind binaryKind) *Var[T] {
 		panic(fmt.Sprintf("autodiff: %v of %d×%d and %d×%d: shapes do not broadcast", kind,
 			a.Value.Rows, a.Value.Cols, b.Value.Rows, b.Value.Cols))
 	}
-	out := t.Node(R, C, Any(a, b))
+	out := t.Node(R, C, a, b)
 	p := OpOf[binaryOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwdA, p.bwdB = p.forwardRows, p.backwardRowsA, p.backwardRowsB
@@ -441,7 +441,7 @@ func MulScalarVar[T Float](t *Tape[T], x, s *Var[T]) *Var[T] {
 	if s.Value.Rows != 1 || s.Value.Cols != 1 {
 		panic(fmt.Sprintf("autodiff: MulScalarVar needs a 1×1 scalar, got %d×%d", s.Value.Rows, s.Value.Cols))
 	}
-	out := t.Node(x.Value.Rows, x.Value.Cols, Any(x, s))
+	out := t.Node(x.Value.Rows, x.Value.Cols, x, s)
 	p := OpOf[mulScalarVarOp[T]](out)
 	p.x, p.s = x, s
 	c := s.Value.Data[0]

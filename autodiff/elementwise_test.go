@@ -317,7 +317,7 @@ func (p *ewtBuggyOp[T]) Backward(out *Var[T]) {
 }
 
 func ewtDouble[T Float](tp *Tape[T], x *Var[T], backFactor T) *Var[T] {
-	out := tp.Node(x.Value.Rows, x.Value.Cols, Any(x))
+	out := tp.Node(x.Value.Rows, x.Value.Cols, x)
 	p := OpOf[ewtBuggyOp[T]](out)
 	p.x, p.factor = x, backFactor
 	for i, v := range x.Value.Data {

@@ -31,7 +31,7 @@ func GraphAggregate[T Float](t *Tape[T], adj *tensor.Adjacency[T], h *Var[T]) *V
 	if a.Cols != h.Value.Rows {
 		panic(fmt.Sprintf("autodiff: GraphAggregate of a %d×%d operator with %d×%d features", a.Rows, a.Cols, h.Value.Rows, h.Value.Cols))
 	}
-	out := t.Node(a.Rows, h.Value.Cols, Any(h))
+	out := t.Node(a.Rows, h.Value.Cols, h)
 	tensor.SpMM(&out.Value, a, &h.Value, false)
 	if out.requiresGrad {
 		p := OpOf[graphAggOp[T]](out)
@@ -64,7 +64,7 @@ func GatherRows[T Float](t *Tape[T], h *Var[T], idx []int32) *Var[T] {
 			panic(fmt.Sprintf("autodiff: GatherRows index %d is %d, outside [0, %d)", i, j, n))
 		}
 	}
-	out := t.Node(len(idx), h.Value.Cols, Any(h))
+	out := t.Node(len(idx), h.Value.Cols, h)
 	tensor.GatherRows(&out.Value, &h.Value, idx, false)
 	if out.requiresGrad {
 		p := OpOf[gatherRowsOp[T]](out)
@@ -93,7 +93,7 @@ func (p *scatterAddRowsOp[T]) Backward(out *Var[T]) {
 // run from 0 to h's row count and not change until Backward has run.
 func ScatterAddRows[T Float](t *Tape[T], h *Var[T], segPtr []int32) *Var[T] {
 	mgCheckSegPtr("ScatterAddRows", segPtr, h.Value.Rows)
-	out := t.Node(len(segPtr)-1, h.Value.Cols, Any(h))
+	out := t.Node(len(segPtr)-1, h.Value.Cols, h)
 	tensor.ScatterAddRows(&out.Value, &h.Value, segPtr, false)
 	if out.requiresGrad {
 		p := OpOf[scatterAddRowsOp[T]](out)
@@ -125,7 +125,7 @@ func SegmentSoftmax[T Float](t *Tape[T], scores *Var[T], segPtr []int32) *Var[T]
 		panic(fmt.Sprintf("autodiff: SegmentSoftmax needs an E×1 column of scores, got %d×%d", scores.Value.Rows, scores.Value.Cols))
 	}
 	mgCheckSegPtr("SegmentSoftmax", segPtr, scores.Value.Rows)
-	out := t.Node(scores.Value.Rows, 1, Any(scores))
+	out := t.Node(scores.Value.Rows, 1, scores)
 	tensor.SegmentSoftmax(out.Value.Data, scores.Value.Data, segPtr)
 	if out.requiresGrad {
 		p := OpOf[segSoftmaxOp[T]](out)
@@ -192,7 +192,7 @@ func EdgeAggregate[T Float](t *Tape[T], adj *tensor.Adjacency[T], w, h *Var[T]) 
 		panic(fmt.Sprintf("autodiff: EdgeAggregate over %d arcs (%d×%d operator) with weights %d×%d and features %d×%d",
 			a.NNZ(), a.Rows, a.Cols, w.Value.Rows, w.Value.Cols, h.Value.Rows, h.Value.Cols))
 	}
-	out := t.Node(a.Rows, h.Value.Cols, Any(w, h))
+	out := t.Node(a.Rows, h.Value.Cols, w, h)
 	tensor.Aggregate(&out.Value, a.Indptr, a.Indices, w.Value.Data, &h.Value, false)
 	if out.requiresGrad {
 		p := OpOf[edgeAggOp[T]](out)

@@ -112,7 +112,7 @@ func GaussianKernel[T Float](t *Tape[T], x, y, gamma *Var[T]) *Var[T] {
 		panic(fmt.Sprintf("autodiff: GaussianKernel of %d×%d and %d×%d rows with a %d×%d bandwidth",
 			n, d, m, y.Value.Cols, gamma.Value.Rows, gamma.Value.Cols))
 	}
-	out := t.Node(n, m, Any(x, y, gamma))
+	out := t.Node(n, m, x, y, gamma)
 	p := OpOf[gaussianKernelOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwdX, p.bwdY = p.forwardRows, p.backwardX, p.backwardY
@@ -257,7 +257,7 @@ func SegmentKernelMean[T Float](t *Tape[T], x, gamma *Var[T], segPtr []int32) *V
 		panic(fmt.Sprintf("autodiff: SegmentKernelMean with a %d×%d bandwidth", gamma.Value.Rows, gamma.Value.Cols))
 	}
 	S := len(segPtr) - 1
-	out := t.Node(S, 1, Any(x, gamma))
+	out := t.Node(S, 1, x, gamma)
 	p := OpOf[segmentKernelMeanOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardSegments, p.backwardSegments

@@ -173,7 +173,7 @@ func (p *softmaxCEOp[T]) Backward(out *Var[T]) {
 func SoftmaxCrossEntropy[T Float](t *Tape[T], logits *Var[T], labels Labels, rows []int32) *Var[T] {
 	R, C := logits.Value.Rows, logits.Value.Cols
 	checkLabelShape("SoftmaxCrossEntropy", R, C, labels)
-	out := t.Node(1, 1, Any(logits))
+	out := t.Node(1, 1, logits)
 	p := OpOf[softmaxCEOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRange, p.backwardRange
@@ -289,7 +289,7 @@ func (p *softmaxOp[T]) Backward(out *Var[T]) {
 }
 
 func recordSoftmax[T Float](t *Tape[T], x *Var[T], log bool) *Var[T] {
-	out := t.Node(x.Value.Rows, x.Value.Cols, Any(x))
+	out := t.Node(x.Value.Rows, x.Value.Cols, x)
 	p := OpOf[softmaxOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardRows

@@ -28,7 +28,7 @@ func MatMul[T Float](t *Tape[T], a, b *Var[T]) *Var[T] {
 	if a.Value.Cols != b.Value.Rows {
 		panic(fmt.Sprintf("autodiff: MatMul of %d×%d by %d×%d", a.Value.Rows, a.Value.Cols, b.Value.Rows, b.Value.Cols))
 	}
-	out := t.Node(a.Value.Rows, b.Value.Cols, Any(a, b))
+	out := t.Node(a.Value.Rows, b.Value.Cols, a, b)
 	tensor.Gemm(&out.Value, &a.Value, &b.Value, false, false, 1, 0)
 	if out.requiresGrad {
 		p := OpOf[matMulOp[T]](out)

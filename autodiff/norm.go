@@ -39,8 +39,7 @@ func LayerNorm[T Float](t *Tape[T], x, gamma, beta *Var[T], eps float64) *Var[T]
 			panic(fmt.Sprintf("autodiff: LayerNorm %s is %d×%d, want 1×%d", a.name, a.v.Value.Rows, a.v.Value.Cols, C))
 		}
 	}
-	req := x.requiresGrad || (gamma != nil && gamma.requiresGrad) || (beta != nil && beta.requiresGrad)
-	out := t.Node(R, C, req)
+	out := t.Node(R, C, x, gamma, beta)
 	p := OpOf[layerNormOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardRowsX

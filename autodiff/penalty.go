@@ -40,7 +40,7 @@ func AddPenalty[T Float](t *Tape[T], y, penalty *Var[T], weight float64) *Var[T]
 	if weight != weight {
 		panic(fmt.Sprintf("autodiff: AddPenalty with weight %v", weight))
 	}
-	out := t.Node(y.Value.Rows, y.Value.Cols, Any(y, penalty))
+	out := t.Node(y.Value.Rows, y.Value.Cols, y, penalty)
 	copy(out.Value.Data, y.Value.Data)
 	if out.requiresGrad {
 		p := OpOf[penaltyOp[T]](out)

@@ -36,7 +36,7 @@ func GatherRowsOrZero[T Float](t *Tape[T], h *Var[T], idx []int32) *Var[T] {
 			panic(fmt.Sprintf("autodiff: GatherRowsOrZero index %d is %d, beyond %d rows", i, j, n))
 		}
 	}
-	out := t.Node(len(idx), c, Any(h))
+	out := t.Node(len(idx), c, h)
 	for i, j := range idx {
 		row := out.Value.Data[i*c : (i+1)*c]
 		if j < 0 {
@@ -82,7 +82,7 @@ func MaxPoolRows[T Float](t *Tape[T], x *Var[T], group, window int) *Var[T] {
 		panic(fmt.Sprintf("autodiff: MaxPoolRows of %d rows in groups of %d, window %d", r, group, window))
 	}
 	per := group / window
-	out := t.Node(r/group*per, c, Any(x))
+	out := t.Node(r/group*per, c, x)
 	p := OpOf[maxPoolRowsOp[T]](out)
 	p.x = x
 	n := out.Value.Rows * c

@@ -68,11 +68,11 @@ func recordReduce[T Float](t *Tape[T], x *Var[T], axis reduceAxis, mean bool) *V
 	n := 0
 	switch axis {
 	case reduceAll:
-		out, n = t.Node(1, 1, Any(x)), R*C
+		out, n = t.Node(1, 1, x), R*C
 	case reduceOverRow:
-		out, n = t.Node(1, C, Any(x)), R
+		out, n = t.Node(1, C, x), R
 	case reducePerRow:
-		out, n = t.Node(R, 1, Any(x)), C
+		out, n = t.Node(R, 1, x), C
 	}
 	p := OpOf[reduceOp[T]](out)
 	p.x, p.axis, p.scale = x, axis, 1

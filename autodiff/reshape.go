@@ -23,7 +23,7 @@ func Reshape[T Float](t *Tape[T], x *Var[T], rows, cols int) *Var[T] {
 	if rows < 0 || cols < 0 || rows*cols != x.Value.Len() {
 		panic(fmt.Sprintf("autodiff: Reshape of a %d×%d value to %d×%d", x.Value.Rows, x.Value.Cols, rows, cols))
 	}
-	out := t.Node(rows, cols, Any(x))
+	out := t.Node(rows, cols, x)
 	p := OpOf[reshapeOp[T]](out)
 	p.x = x
 	copy(out.Value.Data, x.Value.Data)

@@ -46,7 +46,7 @@ func ConcatCols[T Float](t *Tape[T], vs ...*Var[T]) *Var[T] {
 		}
 		C += v.Value.Cols
 	}
-	out := t.Node(R, C, Any(vs...))
+	out := t.Node(R, C, vs...)
 	p := OpOf[concatColsOp[T]](out)
 	p.ins = append(p.ins[:0], vs...)
 	off := 0
@@ -95,7 +95,7 @@ func ConcatRows[T Float](t *Tape[T], vs ...*Var[T]) *Var[T] {
 		}
 		R += v.Value.Rows
 	}
-	out := t.Node(R, C, Any(vs...))
+	out := t.Node(R, C, vs...)
 	p := OpOf[concatRowsOp[T]](out)
 	p.ins = append(p.ins[:0], vs...)
 	off := 0
@@ -128,7 +128,7 @@ func (p *sliceOp[T]) Backward(out *Var[T]) {
 
 func recordSlice[T Float](t *Tape[T], x *Var[T], rlo, rhi, clo, chi int) *Var[T] {
 	R, C := rhi-rlo, chi-clo
-	out := t.Node(R, C, Any(x))
+	out := t.Node(R, C, x)
 	p := OpOf[sliceOp[T]](out)
 	p.x, p.rlo, p.clo = x, rlo, clo
 	xc := x.Value.Cols

@@ -28,7 +28,7 @@ func SpMM[T Float](t *Tape[T], x *tensor.CSR[T], w *Var[T]) *Var[T] {
 	if x.Cols != w.Value.Rows {
 		panic(fmt.Sprintf("autodiff: SpMM of a sparse %d×%d by %d×%d", x.Rows, x.Cols, w.Value.Rows, w.Value.Cols))
 	}
-	out := t.Node(x.Rows, w.Value.Cols, Any(w))
+	out := t.Node(x.Rows, w.Value.Cols, w)
 	tensor.SpMM(&out.Value, x, &w.Value, false)
 	if out.requiresGrad {
 		p := OpOf[spmmOp[T]](out)
@@ -62,7 +62,7 @@ func SpMMTransposed[T Float](t *Tape[T], x *tensor.Adjacency[T], w *Var[T]) *Var
 	if a.Cols != w.Value.Rows {
 		panic(fmt.Sprintf("autodiff: SpMMTransposed of a sparse %d×%d by %d×%d", a.Rows, a.Cols, w.Value.Rows, w.Value.Cols))
 	}
-	out := t.Node(a.Rows, w.Value.Cols, Any(w))
+	out := t.Node(a.Rows, w.Value.Cols, w)
 	tensor.SpMM(&out.Value, a, &w.Value, false)
 	if out.requiresGrad {
 		p := OpOf[spmmAdjOp[T]](out)

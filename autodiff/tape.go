@@ -19,7 +19,9 @@ type Op[T Float] interface {
 }
 
 // Var is a value in the computation and the gradient of the loss with respect
-// to it. Grad has Value's shape once the Var takes part in a backward pass.
+// to it. A leaf's Grad has Value's shape from the start when it requires a
+// gradient. A tape node's Grad gets Value's shape in a backward pass; under
+// ReleaseGrads it exists only while the pass needs it (see Tape).
 type Var[T Float] struct {
 	Value tensor.Dense[T]
 	Grad  tensor.Dense[T]
@@ -27,6 +29,8 @@ type Var[T Float] struct {
 
 	requiresGrad bool
 	op           Op[T] // producer; nil for leaves
+	pos          int   // 1 + position on its tape; 0 for leaves
+	held         bool  // ReleaseGrads pass: Grad is a buffer of the tape's pool
 }
 
 // NewVar returns a leaf Var holding value (not copied). A parameter is a leaf
@@ -60,25 +64,40 @@ func (v *Var[T]) ZeroGrad() { v.Grad.Zero() }
 type Tape[T Float] struct {
 	nodes []*Var[T]
 	n     int
+	// ins holds, for each position, the inputs of its node that are nodes
+	// of this tape and require a gradient: ins[inEnd[i-1]:inEnd[i]] for
+	// position i (from 0 for position 0). Backward under ReleaseGrads
+	// gives them gradient buffers just before the node's op needs them.
+	ins   []*Var[T]
+	inEnd []int
 	// NoGrad makes the tape record nothing: ops compute values only and
 	// their outputs do not require gradients (evaluation mode).
 	NoGrad bool
-	// ReleaseGrads makes Backward zero each tape node's gradient as soon as
-	// the node's op has passed it on to the op's inputs, while it is still
-	// in cache, instead of zeroing every node's gradient before the next
-	// backward pass (a pass over all of them, from memory). After Backward
-	// the tape nodes' gradients then read zero; the gradients of leaves
+	// ReleaseGrads keeps only the live gradients of a backward pass. A tape
+	// node's gradient is needed from the backward step of its last consumer
+	// (the first to run) to its own: Backward takes a zeroed buffer from the
+	// tape's pool for it then, and zeroes it and gives it back as soon as
+	// the node's op has passed the gradient on to its inputs, while it is
+	// still in cache. The pool thus holds the largest set of gradients live
+	// at one time rather than one buffer per node, and nothing needs zeroing
+	// before a pass. A node whose gradient no consumer wrote is skipped. The
+	// results are bit for bit those without ReleaseGrads, but after Backward
+	// the tape nodes' gradients are empty; the gradients of leaves
 	// (parameters, inputs) are not affected. Training steps, which only use
 	// the parameters' gradients, set it.
 	ReleaseGrads bool
-	// dirty is whether a node's gradient may be non-zero outside Backward:
-	// after a pass without ReleaseGrads, or one that did not finish.
-	dirty bool
+	pool         gradPool[T]
+	// poolDirty is whether a ReleaseGrads pass did not finish, so that
+	// nodes may still hold buffers of the pool.
+	poolDirty bool
 }
 
 // Reset rewinds the tape for a new forward pass. Vars returned by the
 // previous pass are recycled and must not be used afterwards.
-func (t *Tape[T]) Reset() { t.n = 0 }
+func (t *Tape[T]) Reset() {
+	t.n = 0
+	t.ins = t.ins[:0]
+}
 
 // Len is the number of ops recorded since the last Reset, counting the
 // positions taken by Skip.
@@ -88,14 +107,19 @@ func (t *Tape[T]) Len() int { return t.n }
 // gradients (capacities, over every position of the longest pass so far),
 // not counting the ops' own scratch: what memory per node or per link a
 // model's tape costs.
+//
+// Gradients are allocated by Backward: without ReleaseGrads one buffer per
+// node that requires a gradient; with it, the pool of live gradients.
 func (t *Tape[T]) Bytes() (values, grads int64) {
 	var zero T
 	size := int64(unsafe.Sizeof(zero))
 	for _, v := range t.nodes {
 		values += size * int64(cap(v.Value.Data))
-		grads += size * int64(cap(v.Grad.Data))
+		if !v.held {
+			grads += size * int64(cap(v.Grad.Data))
+		}
 	}
-	return values, grads
+	return values, grads + size*t.pool.elems()
 }
 
 // Skip takes the tape position at which an op would have recorded,
@@ -106,33 +130,57 @@ func (t *Tape[T]) Bytes() (values, grads int64) {
 // miss the record it left at its position in the previous pass and
 // allocate its record and buffers anew, in that pass and in the next.
 func (t *Tape[T]) Skip() {
-	if t.n == len(t.nodes) {
-		t.nodes = append(t.nodes, &Var[T]{})
-	}
+	v := t.next()
 	// The Var keeps its op record and buffers for a pass in which the op
 	// records here again; Backward passes over it.
-	t.nodes[t.n].requiresGrad = false
-	t.n++
+	v.requiresGrad = false
+	t.inEnd[t.n-1] = len(t.ins)
 }
 
-// Node returns the tape's next output Var with an r×c value, recycling the
-// Var at this position of the previous pass. requiresGrad is whether any
-// input of the op requires a gradient; it is forced off under NoGrad. The
-// value's contents are unspecified: the op overwrites them.
-// Op implementations (in this and other packages) call Node, then SetOp.
-func (t *Tape[T]) Node(r, c int, requiresGrad bool) *Var[T] {
+// next advances the tape by one position and returns its Var, recycled from
+// the previous pass or new.
+func (t *Tape[T]) next() *Var[T] {
 	if t.n == len(t.nodes) {
-		t.nodes = append(t.nodes, &Var[T]{})
+		t.nodes = append(t.nodes, &Var[T]{pos: t.n + 1})
+		t.inEnd = append(t.inEnd, 0)
 	}
 	v := t.nodes[t.n]
 	t.n++
+	return v
+}
+
+// Node returns the tape's next output Var with an r×c value, recycling the
+// Var at this position of the previous pass. inputs are the op's inputs
+// (nil entries are ignored): the output requires a gradient when any of
+// them does, unless the tape is NoGrad, and Backward must know every input
+// through which the op passes gradients on. An op with no inputs (a
+// constant, a detached copy) records a node that requires no gradient. The
+// value's contents are unspecified: the op overwrites them.
+// Op implementations (in this and other packages) call Node, then OpOf.
+func (t *Tape[T]) Node(r, c int, inputs ...*Var[T]) *Var[T] {
+	v := t.next()
 	v.Value.Reshape(r, c)
-	v.requiresGrad = requiresGrad && !t.NoGrad
-	if v.requiresGrad {
-		v.Grad.Reshape(r, c)
+	v.requiresGrad = false
+	if !t.NoGrad {
+		for _, in := range inputs {
+			if in == nil || !in.requiresGrad {
+				continue
+			}
+			v.requiresGrad = true
+			if t.owns(in) {
+				t.ins = append(t.ins, in)
+			}
+		}
 	}
+	t.inEnd[t.n-1] = len(t.ins)
 	v.Name = ""
 	return v
+}
+
+// owns reports whether v is a node of this pass of the tape (not a leaf,
+// nor a node of another tape).
+func (t *Tape[T]) owns(v *Var[T]) bool {
+	return v.pos > 0 && v.pos <= t.n && t.nodes[v.pos-1] == v
 }
 
 // OpOf returns out's op record of type *O, reusing the one from the previous
@@ -189,52 +237,97 @@ func (t *Tape[T]) BackwardSeeded(out *Var[T], seed *tensor.Dense[T]) error {
 	if last < 0 {
 		return fmt.Errorf("autodiff: output was not recorded on this tape since the last Reset")
 	}
-	t.zeroGrads()
-	if seed != nil {
-		copy(out.Grad.Data, seed.Data)
-	} else {
-		for i := range out.Grad.Data {
-			out.Grad.Data[i] = 1
-		}
+	if t.ReleaseGrads {
+		t.backwardLive(out, last, seed)
+		return nil
 	}
+	t.zeroGrads()
+	seedGrad(out, seed)
 	for i := last; i >= 0; i-- {
 		v := t.nodes[i]
-		if !v.requiresGrad {
-			continue
+		if v.requiresGrad && v.op != nil {
+			v.op.Backward(v)
+		}
+	}
+	return nil
+}
+
+// seedGrad sets out's gradient to seed, or to ones when seed is nil.
+func seedGrad[T Float](out *Var[T], seed *tensor.Dense[T]) {
+	if seed != nil {
+		copy(out.Grad.Data, seed.Data)
+		return
+	}
+	for i := range out.Grad.Data {
+		out.Grad.Data[i] = 1
+	}
+}
+
+// zeroGrads gives every node of this pass that requires a gradient a zeroed
+// gradient of its value's shape (its own buffer, kept between passes).
+func (t *Tape[T]) zeroGrads() {
+	t.dropHeld()
+	for _, v := range t.nodes[:t.n] {
+		if v.requiresGrad {
+			v.Grad.Reshape(v.Value.Rows, v.Value.Cols)
+			v.Grad.Zero()
+		}
+	}
+}
+
+// backwardLive is the backward pass under ReleaseGrads: gradients of tape
+// nodes live in pool buffers from their last consumer's backward step to
+// their own (see Tape.ReleaseGrads). Each input's gradient accumulates the
+// same terms in the same order as without ReleaseGrads, so the results are
+// bit for bit the same.
+func (t *Tape[T]) backwardLive(out *Var[T], last int, seed *tensor.Dense[T]) {
+	t.dropHeld()
+	t.poolDirty = true
+	t.hold(out)
+	seedGrad(out, seed)
+	for i := last; i >= 0; i-- {
+		v := t.nodes[i]
+		if !v.requiresGrad || !v.held {
+			continue // no gradient reached it: it passes on zeros
+		}
+		from := 0
+		if i > 0 {
+			from = t.inEnd[i-1]
+		}
+		for _, in := range t.ins[from:t.inEnd[i]] {
+			if !in.held {
+				t.hold(in)
+			}
 		}
 		if v.op != nil {
 			v.op.Backward(v)
 		}
-		if t.ReleaseGrads {
-			v.Grad.Zero()
-		}
+		v.Grad.Zero()
+		t.pool.put(v.Grad.Data)
+		v.Grad.Data, v.held = nil, false
 	}
-	t.dirty = !t.ReleaseGrads
-	return nil
+	t.poolDirty = false
 }
 
-// zeroGrads makes every tape node's gradient zero for a backward pass.
-//
-// Without ReleaseGrads it zeroes the gradients of this pass's nodes. Under
-// ReleaseGrads a clean tape needs nothing: each gradient was zeroed once
-// used, a node's gradient is only written by the ops that consume the
-// node (which come later on the tape, so run earlier in Backward), and
-// Dense.Reshape keeps the zeros beyond a buffer's old length when it
-// grows. A dirty tape is zeroed in full, every node it holds up to each
-// buffer's capacity, so that the invariant holds from then on. The tape
-// stays dirty until a ReleaseGrads pass finishes.
-func (t *Tape[T]) zeroGrads() {
-	switch {
-	case !t.ReleaseGrads:
-		for _, v := range t.nodes[:t.n] {
-			if v.requiresGrad {
-				v.Grad.Zero()
-			}
-		}
-	case t.dirty:
-		for _, v := range t.nodes {
-			clear(v.Grad.Data[:cap(v.Grad.Data)])
+// hold gives tape node v a zeroed gradient buffer from the pool.
+func (t *Tape[T]) hold(v *Var[T]) {
+	v.Grad.Rows, v.Grad.Cols = v.Value.Rows, v.Value.Cols
+	v.Grad.Data = t.pool.get(v.Value.Rows * v.Value.Cols)
+	v.held = true
+}
+
+// dropHeld forgets the pool buffers that nodes still hold after a
+// ReleaseGrads pass that did not finish (their contents are unknown) and
+// lets those nodes' gradients be allocated anew.
+func (t *Tape[T]) dropHeld() {
+	if !t.poolDirty {
+		return
+	}
+	for _, v := range t.nodes {
+		if v.held {
+			t.pool.all -= int64(cap(v.Grad.Data))
+			v.Grad.Data, v.held = nil, false
 		}
 	}
-	t.dirty = true
+	t.poolDirty = false
 }

@@ -12,8 +12,8 @@ import (
 // ReleaseGrads on and off and changing the batch size and the number of ops
 // between passes (buffers that shrink and grow again, nodes beyond the
 // previous pass's length), and checks every parameter gradient, bit for bit,
-// against a fresh tape. After each ReleaseGrads pass every node's gradient
-// must be zero up to its buffer's capacity.
+// against a fresh tape. After each ReleaseGrads pass every pooled gradient
+// buffer must be back in the pool and zero up to its capacity.
 func TestReleaseGrads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const f, h = 5, 7
@@ -65,25 +65,46 @@ func TestReleaseGrads(t *testing.T) {
 			continue
 		}
 		for i, v := range tp.nodes {
-			for j, g := range v.Grad.Data[:cap(v.Grad.Data)] {
+			if v.held {
+				t.Fatalf("step %d: node %d still holds a pooled gradient after a ReleaseGrads pass", step, i)
+			}
+		}
+		for _, b := range tp.pool.free {
+			for j, g := range b[:cap(b)] {
 				if g != 0 {
-					t.Fatalf("step %d: node %d's gradient [%d] = %v after a ReleaseGrads pass", step, i, j, g)
+					t.Fatalf("step %d: a pooled gradient buffer has [%d] = %v", step, j, g)
 				}
 			}
 		}
 	}
 }
 
-// Bytes counts the values of every node and the gradients of those that
-// need one; a NoGrad tape holds no gradients.
+// Bytes counts the values of every node and the gradients that Backward
+// allocated: one per node that needs one, or under ReleaseGrads the pool of
+// live gradients; a NoGrad tape holds no gradients.
 func TestTapeBytes(t *testing.T) {
 	x := NewParam[float32]("x", 3, 4)
-	var tp Tape[float32]
-	y := Tanh(&tp, x)                                                       // 3×4 value and gradient
-	Sum(&tp, MatMul(&tp, y, NewVar(tensor.NewDense[float32](4, 2), false))) // 3×2, then 1×1
-	v, g := tp.Bytes()
-	if v != 4*(12+6+1) || g != 4*(12+6+1) {
-		t.Errorf("tape bytes %d, %d; want %d for values and gradients", v, g, 4*19)
+	w := NewVar(tensor.NewDense[float32](4, 2), false)
+	for _, release := range []bool{false, true} {
+		tp := Tape[float32]{ReleaseGrads: release}
+		y := Tanh(&tp, x)                                // 3×4
+		loss := Sum(&tp, Square(&tp, MatMul(&tp, y, w))) // 3×2, 3×2, 1×1
+		if v, g := tp.Bytes(); v != 4*(12+6+6+1) || g != 0 {
+			t.Errorf("release %v: tape bytes %d, %d before Backward; want %d, 0", release, v, g, 4*25)
+		}
+		if err := tp.Backward(loss); err != nil {
+			t.Fatal(err)
+		}
+		// Under ReleaseGrads the loss's and the square's buffers are back
+		// in the pool when the product's and y's are taken: 1 + 6 are
+		// reused for 6, and the 12 of y replace the 1 (too small).
+		want := int64(4 * (12 + 6 + 6 + 1))
+		if release {
+			want = 4 * (6 + 12)
+		}
+		if _, g := tp.Bytes(); g != want {
+			t.Errorf("release %v: gradient bytes %d after Backward, want %d", release, g, want)
+		}
 	}
 	var ev Tape[float32]
 	ev.NoGrad = true

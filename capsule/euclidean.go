@@ -91,7 +91,7 @@ func (r *EuclideanRouting[T]) ForwardCouplings(t *autodiff.Tape[T], u *autodiff.
 	var b *autodiff.Var[T]
 	for it := 0; it < r.Cfg.Iters; it++ {
 		if b == nil {
-			b = t.Node(links.NumLinks(), 1, false)
+			b = t.Node(links.NumLinks(), 1)
 			b.Value.Zero()
 		}
 		c = r.coupling(t, b, ix)
@@ -143,7 +143,7 @@ func (r *EuclideanRouting[T]) Params() []*autodiff.Var[T] { return []*autodiff.V
 
 // eucDetach records a copy of x that passes no gradient back (a stop-gradient).
 func eucDetach[T autodiff.Float](t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.Var[T] {
-	out := t.Node(x.Value.Rows, x.Value.Cols, false)
+	out := t.Node(x.Value.Rows, x.Value.Cols)
 	copy(out.Value.Data, x.Value.Data)
 	return out
 }

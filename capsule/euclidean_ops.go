@@ -85,7 +85,7 @@ type eucLinkSumOp[T autodiff.Float] struct {
 func eucLinkSum[T autodiff.Float](t *autodiff.Tape[T], ix *eucIndex, c, uh *autodiff.Var[T]) *autodiff.Var[T] {
 	l := ix.links
 	d := uh.Value.Cols
-	out := t.Node(l.Parents, d, autodiff.Any(c, uh))
+	out := t.Node(l.Parents, d, c, uh)
 	p := autodiff.OpOf[eucLinkSumOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwdP, p.bwdC = p.forwardParents, p.backwardParents, p.backwardChildren
@@ -160,7 +160,7 @@ type eucLinkDotOp[T autodiff.Float] struct {
 func eucLinkDot[T autodiff.Float](t *autodiff.Tape[T], ix *eucIndex, v, uh *autodiff.Var[T]) *autodiff.Var[T] {
 	l := ix.links
 	d := uh.Value.Cols
-	out := t.Node(l.NumLinks(), 1, autodiff.Any(v, uh))
+	out := t.Node(l.NumLinks(), 1, v, uh)
 	p := autodiff.OpOf[eucLinkDotOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwdP, p.bwdC = p.forwardParents, p.backwardParents, p.backwardChildren

@@ -181,7 +181,7 @@ func prccPick[T autodiff.Float](t *autodiff.Tape[T], m *autodiff.Var[T]) *autodi
 	if C == 0 || m.Value.Rows%C != 0 {
 		panic(fmt.Sprintf("capsule: per-class logits: %d capsule rows for %d classes", m.Value.Rows, C))
 	}
-	out := t.Node(m.Value.Rows/C, C, autodiff.Any(m))
+	out := t.Node(m.Value.Rows/C, C, m)
 	for i := range out.Value.Data {
 		out.Value.Data[i] = m.Value.Data[i*C+i%C]
 	}

@@ -95,7 +95,8 @@ func (v *gateView[T]) load(in *gateInputs[T], K int) {
 // rows (E×K result): the composition of elementwise ops it replaces (see
 // gatesComposed) makes a dozen passes over E×K matrices.
 func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int) *autodiff.Var[T] {
-	req := false
+	var inBuf [9]*autodiff.Var[T]
+	inputs := inBuf[:0]
 	chk := func(name string, v *autodiff.Var[T], r, c int) {
 		if v == nil {
 			return
@@ -103,7 +104,7 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 		if v.Value.Rows != r || v.Value.Cols != c {
 			panic(fmt.Sprintf("capsule: linkGate: %s is %d×%d, want %d×%d", name, v.Value.Rows, v.Value.Cols, r, c))
 		}
-		req = req || v.RequiresGrad()
+		inputs = append(inputs, v)
 	}
 	if in.alphaC != nil {
 		chk("kappa", in.kappa, n, 1)
@@ -120,7 +121,7 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 		chk("wc", in.wc, K, K)
 		chk("alphaR", in.alphaR, 1, 1)
 	}
-	out := t.Node(n, K, req)
+	out := t.Node(n, K, inputs...)
 	p := autodiff.OpOf[gateOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks

@@ -53,7 +53,7 @@ func linkCos[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, a, z *autodif
 	checkRows("linkCos", "a", a, l.Children, d)
 	checkRows("linkCos", "z", z, l.Parents, d)
 	E := l.NumLinks()
-	out := t.Node(E, 1, autodiff.Any(a, z))
+	out := t.Node(E, 1, a, z)
 	p := autodiff.OpOf[linkCosOp[T]](out)
 	if p.fwdC == nil {
 		p.fwdC, p.fwdP, p.bwdP, p.bwdC = p.forwardChildren, p.forwardParents, p.backwardParents, p.backwardChildren
@@ -186,7 +186,7 @@ func linkInner[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, x, z *autod
 	d := z.Value.Cols
 	checkRows("linkInner", "x", x, l.Children, k*d)
 	checkRows("linkInner", "z", z, l.Parents, d)
-	out := t.Node(l.NumLinks(), k, autodiff.Any(x, z))
+	out := t.Node(l.NumLinks(), k, x, z)
 	p := autodiff.OpOf[linkInnerOp[T]](out)
 	if p.fwd == nil {
 		p.fwd = p.forwardParents
@@ -262,7 +262,7 @@ func linkSum[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, w, x *autodif
 	k := w.Value.Cols
 	checkRows("linkSum", "w", w, l.NumLinks(), k)
 	checkRows("linkSum", "x", x, l.Children, k*d)
-	out := t.Node(l.Parents, d, autodiff.Any(w, x))
+	out := t.Node(l.Parents, d, w, x)
 	p := linkSumRecord(out, ix, x, k, d)
 	p.w, p.gamma, p.c = w, nil, nil
 	p.wv = w.Value.Data
@@ -281,7 +281,7 @@ func linkSumGated[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, gamma, c
 	checkRows("linkSumGated", "gamma", gamma, E, k)
 	checkRows("linkSumGated", "c", c, E, 1)
 	checkRows("linkSumGated", "x", x, l.Children, k*d)
-	out := t.Node(l.Parents, d, autodiff.Any(gamma, c, x))
+	out := t.Node(l.Parents, d, gamma, c, x)
 	p := linkSumRecord(out, ix, x, k, d)
 	p.w, p.gamma, p.c = nil, gamma, c
 	p.wbuf = grow(p.wbuf, E*k)
@@ -403,7 +403,7 @@ func linkAgree[T autodiff.Float](t *autodiff.Tape[T], b, gamma, h *autodiff.Var[
 	E, k := gamma.Value.Rows, gamma.Value.Cols
 	checkRows("linkAgree", "b", b, E, 1)
 	checkRows("linkAgree", "h", h, E, k)
-	out := t.Node(E, 1, autodiff.Any(b, gamma, h))
+	out := t.Node(E, 1, b, gamma, h)
 	p := autodiff.OpOf[linkAgreeOp[T]](out)
 	p.b, p.gamma, p.h, p.out = b, gamma, h, out
 	bv, gv, hv, o := b.Value.Data, gamma.Value.Data, h.Value.Data, out.Value.Data
@@ -499,13 +499,11 @@ func linkAlign[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, p1, p2, w *
 	l := ix.links
 	K, m := w.Value.Rows, w.Value.Cols
 	checkRows("linkAlign", "p1", p1, l.Children, K*m)
-	req := autodiff.Any(p1, w)
 	if p2 != nil {
 		checkRows("linkAlign", "p2", p2, l.Parents, K*m)
-		req = req || p2.RequiresGrad()
 	}
 	E := l.NumLinks()
-	out := t.Node(E, K, req)
+	out := t.Node(E, K, p1, p2, w)
 	p := autodiff.OpOf[linkAlignOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwdP, p.bwdC = p.forwardParents, p.backwardBlocks, p.backwardChildren32
@@ -808,14 +806,14 @@ func (p *linkAlignOp[T]) backward32() {
 // detach records a copy of x through which no gradient flows (a stop-gradient,
 // for DetachB).
 func detach[T autodiff.Float](t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.Var[T] {
-	out := t.Node(x.Value.Rows, x.Value.Cols, false)
+	out := t.Node(x.Value.Rows, x.Value.Cols)
 	copy(out.Value.Data, x.Value.Data)
 	return out
 }
 
 // constant records an r×c node holding v everywhere, with no gradient.
 func constant[T autodiff.Float](t *autodiff.Tape[T], r, c int, v T) *autodiff.Var[T] {
-	out := t.Node(r, c, false)
+	out := t.Node(r, c)
 	for i := range out.Value.Data {
 		out.Value.Data[i] = v
 	}

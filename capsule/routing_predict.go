@@ -53,19 +53,20 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 		panic(fmt.Sprintf("capsule: predict: a is %d×%d for s=%d t=%d, %d/%d/%d/%d weights", a.Value.Rows, a.Value.Cols, s, tt, len(wsph), len(weuc), len(bias), K))
 	}
 	G := len(wsph) / K
-	req := a.RequiresGrad()
+	var inBuf [256]*autodiff.Var[T] // on the stack unless G·K is large
+	inputs := append(inBuf[:0], a)
 	for q := range wsph {
 		checkRows("predict", "wsph", wsph[q], tt, tt)
 		checkRows("predict", "weuc", weuc[q], s, s)
 		checkRows("predict", "bias", bias[q], 1, d)
-		req = req || autodiff.Any(wsph[q], weuc[q], bias[q])
+		inputs = append(inputs, wsph[q], weuc[q], bias[q])
 	}
 	for _, b := range beta {
 		checkRows("predict", "beta", b, 1, 1)
-		req = req || b.RequiresGrad()
 	}
+	inputs = append(inputs, beta...)
 	n := a.Value.Rows
-	out := t.Node(G*n, K*d, req)
+	out := t.Node(G*n, K*d, inputs...)
 	p := autodiff.OpOf[predictOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks
@@ -87,14 +88,14 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 		p.r = append(p.r, math.Sqrt(-bv))
 	}
 	p.x, p.wrap = p.x[:0], p.wrap[:0]
-	if req {
+	if out.RequiresGrad() {
 		p.wrap = grow(p.wrap, G*n*K*3)
 	}
 	if p.f32 {
 		p.forwardGemm()
 		return out
 	}
-	if req {
+	if out.RequiresGrad() {
 		p.x = grow(p.x, G*n*K*tt)
 	}
 	tensor.ParallelFor(n, G*K*(tt*tt+s*s+4*d), p.fwd)

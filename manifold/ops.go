@@ -38,7 +38,7 @@ func LogO[T Float](t *autodiff.Tape[T], x, beta *autodiff.Var[T], dims Dims) *au
 	dims.Validate()
 	checkCols("LogO", "x", x, dims.Ambient())
 	r := radiusOf("LogO", beta)
-	out := t.Node(x.Value.Rows, dims.Tangent(), autodiff.Any(x, beta))
+	out := t.Node(x.Value.Rows, dims.Tangent(), x, beta)
 	p := autodiff.OpOf[logOOp[T]](out)
 	if p.fwd == nil {
 		p.fwd = p.forwardRows
@@ -169,7 +169,7 @@ func ExpO[T Float](t *autodiff.Tape[T], xi, beta *autodiff.Var[T], dims Dims) *a
 	dims.Validate()
 	checkCols("ExpO", "ξ", xi, dims.Tangent())
 	r := radiusOf("ExpO", beta)
-	out := t.Node(xi.Value.Rows, dims.Ambient(), autodiff.Any(xi, beta))
+	out := t.Node(xi.Value.Rows, dims.Ambient(), xi, beta)
 	p := autodiff.OpOf[expOOp[T]](out)
 	if p.fwd == nil {
 		p.fwd = p.forwardRows
@@ -274,7 +274,7 @@ func recordScale[T Float](name string, t *autodiff.Tape[T], x, beta *autodiff.Va
 	dims.Validate()
 	checkCols(name, "x", x, dims.Ambient())
 	r := radiusOf(name, beta)
-	out := t.Node(x.Value.Rows, dims.Ambient(), autodiff.Any(x, beta))
+	out := t.Node(x.Value.Rows, dims.Ambient(), x, beta)
 	p := autodiff.OpOf[scaleOp[T]](out)
 	if p.fwd == nil {
 		p.fwd = p.forwardRows
@@ -460,7 +460,7 @@ func noneWraps[T Float](xi *autodiff.Var[T], tc int, r float64) bool {
 // recordWrap records the wrap of the leading tc columns of xi's rows.
 func recordWrap[T Float](name string, t *autodiff.Tape[T], xi, beta *autodiff.Var[T], tc int) *autodiff.Var[T] {
 	r := radiusOf(name, beta)
-	out := t.Node(xi.Value.Rows, xi.Value.Cols, autodiff.Any(xi, beta))
+	out := t.Node(xi.Value.Rows, xi.Value.Cols, xi, beta)
 	p := autodiff.OpOf[wrapOp[T]](out)
 	if p.fwd == nil {
 		p.fwd = p.forwardRows
@@ -573,7 +573,7 @@ func Beta[T Float](t *autodiff.Tape[T], rho *autodiff.Var[T]) *autodiff.Var[T] {
 	if rho.Value.Rows != 1 || rho.Value.Cols != 1 {
 		panic("manifold: Beta: ρ must be a 1×1 Var")
 	}
-	out := t.Node(1, 1, autodiff.Any(rho))
+	out := t.Node(1, 1, rho)
 	p := autodiff.OpOf[betaOp[T]](out)
 	p.rho, p.out = rho, out
 	out.Value.Data[0] = T(BetaFromRho(float64(rho.Value.Data[0])))
@@ -606,7 +606,7 @@ type radiusOp[T Float] struct {
 // weighting τ·r, DESIGN §5 PRCC); ∂L/∂β = −∂L/∂r/(2r).
 func RadiusOp[T Float](t *autodiff.Tape[T], beta *autodiff.Var[T]) *autodiff.Var[T] {
 	r := radiusOf("RadiusOp", beta)
-	out := t.Node(1, 1, autodiff.Any(beta))
+	out := t.Node(1, 1, beta)
 	p := autodiff.OpOf[radiusOp[T]](out)
 	p.beta, p.r = beta, r
 	out.Value.Data[0] = T(r)

@@ -70,7 +70,7 @@ func recordAlign[T Float](op string, t *autodiff.Tape[T], z, w *autodiff.Var[T],
 		}
 		rows /= C
 	}
-	out := t.Node(rows, C, autodiff.Any(z, w))
+	out := t.Node(rows, C, z, w)
 	p := autodiff.OpOf[alignOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks

@@ -24,7 +24,7 @@ func TangentActivation[T Float](t *autodiff.Tape[T], xi *autodiff.Var[T], kind A
 	if kind > ActIdentity {
 		panic(fmt.Sprintf("manifold: TangentActivation: unknown %v", kind))
 	}
-	out := t.Node(xi.Value.Rows, xi.Value.Cols, autodiff.Any(xi))
+	out := t.Node(xi.Value.Rows, xi.Value.Cols, xi)
 	p := autodiff.OpOf[activationOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardRows
@@ -132,7 +132,7 @@ func recordMetric[T Float](op string, t *autodiff.Tape[T], a, b *autodiff.Var[T]
 	if a.Value.Rows != b.Value.Rows {
 		panic(fmt.Sprintf("manifold: %s: a has %d rows, b has %d", op, a.Value.Rows, b.Value.Rows))
 	}
-	out := t.Node(a.Value.Rows, 1, autodiff.Any(a, b))
+	out := t.Node(a.Value.Rows, 1, a, b)
 	p := autodiff.OpOf[metricOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardRows

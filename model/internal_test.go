@@ -174,7 +174,7 @@ func TestPRCapsGraphSparseStemMatchesDense(t *testing.T) {
 			if sparse {
 				h = m.stem.ForwardSparse(&tp, &m.adj, m.x.Apply(0, nil, false))
 			} else {
-				x := tp.Node(b.N, m.feats, false)
+				x := tp.Node(b.N, m.feats)
 				copy(x.Value.Data, dense)
 				h = m.stem.Forward(&tp, &m.adj, x)
 			}

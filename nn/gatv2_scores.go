@@ -36,7 +36,7 @@ func gatv2Scores[T autodiff.Float](t *autodiff.Tape[T], wl, wr, a *autodiff.Var[
 		panic(fmt.Sprintf("nn: gatv2Scores: projections %d×%d and %d×%d, attention %d×%d, %d and %d arc ends, for %d heads of %d",
 			n, wl.Value.Cols, wr.Value.Rows, wr.Value.Cols, a.Value.Rows, a.Value.Cols, len(src), len(dst), heads, out))
 	}
-	e := t.Node(len(src), heads, autodiff.Any(wl, wr, a))
+	e := t.Node(len(src), heads, wl, wr, a)
 	// The record doubles as the forward pass's Ranger, so a pass allocates
 	// nothing; Backward runs only when e requires a gradient.
 	op := autodiff.OpOf[gatv2ScoresOp[T]](e)

@@ -85,7 +85,7 @@ func normal(z float64, f32 bool) (cdf, pdf float64) {
 // in the GPS layers' feed-forward blocks and the prediction head.
 func GELU[T autodiff.Float](t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.Var[T] {
 	r, c := x.Shape()
-	out := t.Node(r, c, x.RequiresGrad())
+	out := t.Node(r, c, x)
 	p := autodiff.OpOf[geluOp[T]](out)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRange, p.backwardRange
