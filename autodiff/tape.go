@@ -87,6 +87,7 @@ type Tape[T Float] struct {
 	// the parameters' gradients, set it.
 	ReleaseGrads bool
 	pool         gradPool[T]
+	scratch      [ScratchSlots][]T // see Scratch
 	// poolDirty is whether a ReleaseGrads pass did not finish, so that
 	// nodes may still hold buffers of the pool.
 	poolDirty bool
@@ -105,8 +106,8 @@ func (t *Tape[T]) Len() int { return t.n }
 
 // Bytes is the storage the tape's nodes hold for their values and their
 // gradients (capacities, over every position of the longest pass so far),
-// not counting the ops' own scratch: what memory per node or per link a
-// model's tape costs.
+// not counting the ops' own buffers nor the shared Scratch: what memory per
+// node or per link a model's tape costs.
 //
 // Gradients are allocated by Backward: without ReleaseGrads one buffer per
 // node that requires a gradient; with it, the pool of live gradients.

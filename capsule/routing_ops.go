@@ -37,10 +37,11 @@ const CosEps = 1e-8
 
 type linkCosOp[T autodiff.Float] struct {
 	a, z, out              *autodiff.Var[T]
+	tape                   *autodiff.Tape[T]
 	ix                     *linkIndex
 	na, nz, kap            []float64
-	dot                    []T // E: ⟨a_i, z_j⟩
-	wp, wc                 []T // E: G_e/(n_a n_z) by parent, by child
+	dot                    []T // E, forward pass (tape scratch): ⟨a_i, z_j⟩
+	wp, wc                 []T // E, Backward (tape scratch): G_e/(n_a n_z) by parent, by child
 	fwdC, fwdP, bwdP, bwdC func(lo, hi int)
 }
 
@@ -58,13 +59,14 @@ func linkCos[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, a, z *autodif
 	if p.fwdC == nil {
 		p.fwdC, p.fwdP, p.bwdP, p.bwdC = p.forwardChildren, p.forwardParents, p.backwardParents, p.backwardChildren
 	}
-	p.a, p.z, p.out, p.ix = a, z, out, ix
+	p.a, p.z, p.out, p.tape, p.ix = a, z, out, t, ix
 	p.na = grow(p.na, l.Children)
 	p.nz = grow(p.nz, l.Parents)
 	p.kap = grow(p.kap, E)
-	p.dot = grow(p.dot, E)
+	p.dot = t.Scratch(0, E)
 	tensor.ParallelFor(l.Children, 2*d, p.fwdC)
 	tensor.ParallelFor(l.Parents, linkCost(ix, 2*d), p.fwdP)
+	p.dot = nil
 	return out
 }
 
@@ -150,29 +152,30 @@ func (p *linkCosOp[T]) Backward(out *autodiff.Var[T]) {
 	ix := p.ix
 	E := ix.links.NumLinks()
 	if p.z.RequiresGrad() {
-		p.wp = grow(p.wp, E)
+		p.wp = p.tape.Scratch(0, E)
 		tensor.ParallelFor(ix.links.Parents, linkCost(ix, 8), p.bwdP)
 		tensor.Aggregate(&p.z.Grad, ix.links.Ptr, ix.links.Child, p.wp, &p.a.Value, true)
 	}
 	if p.a.RequiresGrad() {
-		p.wc = grow(p.wc, E)
+		p.wc = p.tape.Scratch(0, E)
 		tensor.ParallelFor(ix.links.Children, linkCost(ix, 8), p.bwdC)
 		tensor.Aggregate(&p.a.Grad, ix.childPtr, ix.childParent, p.wc, &p.z.Value, true)
 	}
+	p.wp, p.wc = nil, nil
 }
 
 // ---------------------------------------------------------------- linkInner
 
 type linkInnerOp[T autodiff.Float] struct {
 	x, z, out *autodiff.Var[T]
+	tape      *autodiff.Tape[T]
 	ix        *linkIndex
 	pairs     *pairIndex
 	k, d, neg int
 	fwd       func(lo, hi int)
 	xv, gxv   tensor.Dense[T] // x and ∂x seen as (C·K)×d
 	zs        tensor.Dense[T] // P×d: s⊙z
-	tmp       tensor.Dense[T] // P×d: Σ_e Σ_k G_ek·x_{i,k} per parent
-	gc        []T             // G in child-row order
+	tmp       tensor.Dense[T] // Backward (tape scratch): Σ_e Σ_k G_ek·x_{i,k} per parent
 }
 
 // linkInner records h_{e,k} = g(z_j, x_{i,k}) = −Σ_{c<neg} z_j[c]·x_{i,k}[c]
@@ -191,7 +194,7 @@ func linkInner[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, x, z *autod
 	if p.fwd == nil {
 		p.fwd = p.forwardParents
 	}
-	p.x, p.z, p.out, p.ix, p.k, p.d, p.neg = x, z, out, ix, k, d, neg
+	p.x, p.z, p.out, p.tape, p.ix, p.k, p.d, p.neg = x, z, out, t, ix, k, d, neg
 	p.pairs = ix.pairsFor(k)
 	p.xv = pairRows(x.Value.Data, l.Children*k, d)
 	p.zs.Reshape(l.Parents, d)
@@ -213,15 +216,16 @@ func (p *linkInnerOp[T]) Backward(out *autodiff.Var[T]) {
 	l := p.ix.links
 	K, d := p.k, p.d
 	if p.z.RequiresGrad() {
-		p.tmp.Reshape(l.Parents, d)
+		p.tmp = tensor.Dense[T]{Rows: l.Parents, Cols: d, Data: p.tape.Scratch(0, l.Parents*d)}
 		tensor.Aggregate(&p.tmp, p.pairs.ptr, p.pairs.child, p.out.Grad.Data, &p.xv, false)
 		signRows(p.tmp.Data, d, p.neg)
 		tensor.VecAdd(p.z.Grad.Data, p.z.Grad.Data, p.tmp.Data)
+		p.tmp.Data = nil
 	}
 	if p.x.RequiresGrad() {
-		p.gc = gatherPairs(p.gc, p.out.Grad.Data, p.pairs.cPair)
+		gc := gatherPairs(p.tape.Scratch(0, len(p.pairs.cPair)), p.out.Grad.Data, p.pairs.cPair) // G in child-row order
 		p.gxv = pairRows(p.x.Grad.Data, l.Children*K, d)
-		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, p.gc, &p.zs, true)
+		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, gc, &p.zs, true)
 	}
 }
 
@@ -240,17 +244,17 @@ func signRows[T autodiff.Float](x []T, d, neg int) {
 
 type linkSumOp[T autodiff.Float] struct {
 	w, x, out *autodiff.Var[T]
-	// gamma and c replace w in the gated form (linkSumGated): w = γ⊙c is
-	// then formed in wbuf, and its gradient in gbuf, inside the op.
-	gamma, c   *autodiff.Var[T]
-	wv, gw     []T // w's values and gradient: w's, or wbuf and gbuf
-	wbuf, gbuf []T
-	ix         *linkIndex
-	pairs      *pairIndex
-	k, d       int
-	bwdP       func(lo, hi int)
-	xv, gxv    tensor.Dense[T] // x and ∂x seen as (C·K)×d
-	wc         []T             // w in child-row order (pairIndex.cPair)
+	tape      *autodiff.Tape[T]
+	// gamma and c replace w in the gated form (linkSumGated): w = γ⊙c and
+	// its gradient are then formed in the tape's scratch, within each call
+	// (the product is recomputed for Backward, with the same roundings).
+	gamma, c *autodiff.Var[T]
+	wv, gw   []T // w's values and gradient: w's own, or tape scratch
+	ix       *linkIndex
+	pairs    *pairIndex
+	k, d     int
+	bwdP     func(lo, hi int)
+	xv, gxv  tensor.Dense[T] // x and ∂x seen as (C·K)×d
 }
 
 // linkSum records S_j = Σ_{e=(i→j)} Σ_k w_ek·x_{i,k} for every parent j: the
@@ -263,7 +267,7 @@ func linkSum[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, w, x *autodif
 	checkRows("linkSum", "w", w, l.NumLinks(), k)
 	checkRows("linkSum", "x", x, l.Children, k*d)
 	out := t.Node(l.Parents, d, w, x)
-	p := linkSumRecord(out, ix, x, k, d)
+	p := linkSumRecord(t, out, ix, x, k, d)
 	p.w, p.gamma, p.c = w, nil, nil
 	p.wv = w.Value.Data
 	p.forward()
@@ -282,28 +286,35 @@ func linkSumGated[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, gamma, c
 	checkRows("linkSumGated", "c", c, E, 1)
 	checkRows("linkSumGated", "x", x, l.Children, k*d)
 	out := t.Node(l.Parents, d, gamma, c, x)
-	p := linkSumRecord(out, ix, x, k, d)
+	p := linkSumRecord(t, out, ix, x, k, d)
 	p.w, p.gamma, p.c = nil, gamma, c
-	p.wbuf = grow(p.wbuf, E*k)
-	p.wv = p.wbuf
-	gv, cv := gamma.Value.Data, c.Value.Data
-	for e, ce := range cv[:E] {
+	p.gatedProduct()
+	p.forward()
+	p.wv = nil
+	return out
+}
+
+// gatedProduct forms w = γ⊙c in tape scratch slot 0 (p.wv), as
+// autodiff.Mul would, for one call of the gated form.
+func (p *linkSumOp[T]) gatedProduct() {
+	k := p.k
+	gv, cv := p.gamma.Value.Data, p.c.Value.Data
+	p.wv = p.tape.Scratch(0, len(cv)*k)
+	for e, ce := range cv {
 		w, g := p.wv[e*k:(e+1)*k], gv[e*k:(e+1)*k]
 		for q, ge := range g[:len(w)] {
 			w[q] = ge * ce // autodiff.Mul's product
 		}
 	}
-	p.forward()
-	return out
 }
 
 // linkSumRecord returns out's linkSum record, set up for x.
-func linkSumRecord[T autodiff.Float](out *autodiff.Var[T], ix *linkIndex, x *autodiff.Var[T], k, d int) *linkSumOp[T] {
+func linkSumRecord[T autodiff.Float](t *autodiff.Tape[T], out *autodiff.Var[T], ix *linkIndex, x *autodiff.Var[T], k, d int) *linkSumOp[T] {
 	p := autodiff.OpOf[linkSumOp[T]](out)
 	if p.bwdP == nil {
 		p.bwdP = p.backwardParents
 	}
-	p.x, p.out, p.ix, p.k, p.d = x, out, ix, k, d
+	p.x, p.out, p.tape, p.ix, p.k, p.d = x, out, t, ix, k, d
 	p.pairs = ix.pairsFor(k)
 	p.xv = pairRows(x.Value.Data, ix.links.Children*k, d)
 	return p
@@ -319,10 +330,9 @@ func pairRows[T autodiff.Float](x []T, rows, d int) tensor.Dense[T] {
 	return tensor.Dense[T]{Rows: rows, Cols: d, Data: x}
 }
 
-// gatherPairs sets dst[q] = w[pair[q]]: an E×K per-pair matrix in the
-// child-row order of pairIndex.
+// gatherPairs sets dst[q] = w[pair[q]] (dst has len(pair) elements): an
+// E×K per-pair matrix in the child-row order of pairIndex.
 func gatherPairs[T autodiff.Float](dst, w []T, pair []int32) []T {
-	dst = grow(dst, len(pair))
 	tensor.Gather(dst, w, pair)
 	return dst
 }
@@ -338,12 +348,16 @@ func (p *linkSumOp[T]) backwardParents(lo, hi int) {
 // ∂c_e += Σ_k ∂w_ek·γ_ek (summed in float64).
 func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
 	gated := p.gamma != nil
+	if gated {
+		p.gatedProduct() // slot 0
+	} else {
+		p.wv = p.w.Value.Data
+	}
 	needW := (gated && autodiff.Any(p.gamma, p.c)) || (!gated && p.w.RequiresGrad())
 	if needW {
 		if gated {
-			p.gbuf = grow(p.gbuf, len(p.wv))
-			clear(p.gbuf) // a tape node's zero gradient, as the product's would be
-			p.gw = p.gbuf
+			p.gw = p.tape.Scratch(1, len(p.wv))
+			clear(p.gw) // a tape node's zero gradient, as the product's would be
 		} else {
 			p.gw = p.w.Grad.Data
 		}
@@ -353,10 +367,11 @@ func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
 		}
 	}
 	if p.x.RequiresGrad() {
-		p.wc = gatherPairs(p.wc, p.wv, p.pairs.cPair)
+		wc := gatherPairs(p.tape.Scratch(2, len(p.pairs.cPair)), p.wv, p.pairs.cPair) // w in child-row order
 		p.gxv = pairRows(p.x.Grad.Data, p.ix.links.Children*p.k, p.d)
-		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, p.wc, &p.out.Grad, true)
+		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, wc, &p.out.Grad, true)
 	}
+	p.wv, p.gw = nil, nil
 }
 
 // backwardGates passes the gated form's ∂w on to γ and c, in one pass over
