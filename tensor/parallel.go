@@ -115,6 +115,19 @@ func Occupy() (release func()) {
 	return func() { once.Do(func() { occupied.Add(-1) }) }
 }
 
+// OccupyAll declares that every core is busy until release is called:
+// ParallelRange then runs each call's chunks on its caller, in every
+// goroutine of the process. A protocol whose kernels are all too small to
+// split profitably (graph classification's micro-batches) holds it while
+// it runs, using further cores, if at all, for runs of its own (Occupy). The
+// chunks, and so the results, are the same as without it.
+func OccupyAll() (release func()) {
+	n := int32(runtime.GOMAXPROCS(0))
+	occupied.Add(n)
+	var once sync.Once
+	return func() { once.Do(func() { occupied.Add(-n) }) }
+}
+
 // Serial reports whether ParallelRange(n, cost, ·) called now would run
 // every chunk on the calling goroutine: the problem is too small to split,
 // GOMAXPROCS is 1, or every core is occupied (Occupy). A kernel may then

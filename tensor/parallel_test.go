@@ -112,8 +112,9 @@ func (c *chunkRanger) Range(lo, hi int) {
 	c.active.Add(-1)
 }
 
-// With every core occupied, ParallelRange runs the same chunks as it
-// otherwise would, one at a time on the caller; releasing restores workers.
+// With every core occupied (by Occupy, or OccupyAll), ParallelRange runs the
+// same chunks as it otherwise would, one at a time on the caller; releasing
+// restores workers.
 func TestOccupyRunsChunksOnCaller(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	run := func() *chunkRanger {
@@ -127,6 +128,13 @@ func TestOccupyRunsChunksOnCaller(t *testing.T) {
 	for _, r := range releases {
 		r()
 		r() // a second call is harmless
+	}
+	release := OccupyAll() // one call stands for every core
+	all := run()
+	release()
+	release()
+	if all.most.Load() != 1 || len(all.chunks) != len(free.chunks) {
+		t.Errorf("under OccupyAll %d of %d chunks ran, at most %d at once; want all, 1", len(all.chunks), len(free.chunks), all.most.Load())
 	}
 	if busy.most.Load() != 1 {
 		t.Errorf("with every core occupied %d chunks ran at once, want 1", busy.most.Load())

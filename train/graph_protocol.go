@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/prcaps/prcaps/tensor"
+
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 )
@@ -73,6 +75,11 @@ func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
 	}
 	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(runs[b.job].cost, runs[a.job].cost) })
 	var mu sync.Mutex // serialises the callbacks
+	// The folds' kernels never fork: on 128-node micro-batches a kernel is
+	// too small for a second core to pay for the hand-over (one NCI1 fold
+	// 1.8 times slower on 2 cores than on one; docs/performance.md). More
+	// cores serve as more folds at once (parallel).
+	defer tensor.OccupyAll()()
 	errs2 := forEachRun(len(tasks), parallel, func(i int) error {
 		runs[tasks[i].job].fold(tasks[i].fold, &mu)
 		return nil
