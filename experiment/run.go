@@ -153,7 +153,7 @@ func (r Run) Do() (train.Summary, error) {
 	if err != nil {
 		return train.Summary{}, err
 	}
-	if err := r.checkMemory(machineMemory()); err != nil {
+	if r, err = r.checkMemory(machineMemory()); err != nil {
 		return train.Summary{}, err
 	}
 	var best *bestRun
@@ -284,7 +284,7 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 	if err != nil {
 		return train.GraphJob{}, err
 	}
-	if err := r.checkMemory(machineMemory()); err != nil {
+	if r, err = r.checkMemory(machineMemory()); err != nil {
 		return train.GraphJob{}, err
 	}
 	build := func(seed uint64) (model.GraphModel, error) {
@@ -318,18 +318,19 @@ var machineMemory = totalMemory
 // checkMemory refuses a run whose model's estimate (model.MemoryEstimator)
 // for its largest training step, times the runs trained at once, exceeds
 // 80 % of total bytes of memory (no check when total is 0 or the model has
-// no estimate).
-func (r Run) checkMemory(total int64) error {
+// no estimate). A graph run whose folds at once were left to the default
+// (one per core) gets as many as fit: the returned run has them set.
+func (r Run) checkMemory(total int64) (Run, error) {
 	cfg := r.Config
 	if cfg == nil {
 		var err error
 		if cfg, err = model.DefaultConfig(r.Dataset.Task, r.ModelName()); err != nil {
-			return err
+			return r, err
 		}
 	}
 	est, ok := cfg.(model.MemoryEstimator)
 	if total <= 0 || !ok {
-		return nil
+		return r, nil
 	}
 	var need int64
 	parallel := max(r.Node.Parallel, 1)
@@ -341,15 +342,20 @@ func (r Run) checkMemory(total int64) error {
 		}
 		batch := r.batchSize()
 		need = est.EstimateBytes(model.GraphShape(g), batch*nodes, batch*arcs)
-		parallel = max(r.Graph.Parallel, 1)
+		parallel = r.Graph.FoldsAtOnce()
+		if r.Graph.Parallel < 1 && need > 0 {
+			fit := max(int(0.8*float64(total)/float64(need)), 1)
+			parallel = min(parallel, fit)
+			r.Graph.Parallel = parallel
+		}
 	} else {
 		nd := r.Dataset.Node
 		need = est.EstimateBytes(model.NodeShape(nd), nd.Graph.N, nd.Graph.NumArcs())
 	}
 	need *= int64(parallel)
 	if float64(need) > 0.8*float64(total) {
-		return fmt.Errorf("experiment: %s on %s would need about %.1f GiB (%d run(s) at once); this machine has %.1f GiB: use smaller sizes or fewer parallel runs",
+		return r, fmt.Errorf("experiment: %s on %s would need about %.1f GiB (%d run(s) at once); this machine has %.1f GiB: use smaller sizes or fewer parallel runs",
 			r.ModelName(), r.Dataset.Name, float64(need)/(1<<30), parallel, float64(total)/(1<<30))
 	}
-	return nil
+	return r, nil
 }

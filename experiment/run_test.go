@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -75,22 +76,45 @@ func (p countProgress) Update(string, int, int, string) {}
 func TestRunMemoryCheck(t *testing.T) {
 	cora := embedded(t, "cora")
 	r := Run{Dataset: cora, Node: train.NodeProtocol{Seeds: 1}}
-	if err := r.checkMemory(1 << 30); err != nil {
+	if _, err := r.checkMemory(1 << 30); err != nil {
 		t.Errorf("default PR-CapsNet on Cora in 1 GiB: %v", err)
 	}
 	cfg := model.DefaultPRCapsConfig()
 	cfg.Hidden = 65536
 	r.Config = &cfg
-	err := r.checkMemory(8 << 30)
+	_, err := r.checkMemory(8 << 30)
 	if err == nil || !strings.Contains(err.Error(), "would need about") || !strings.Contains(err.Error(), "8.0 GiB") {
 		t.Errorf("hidden 65536 on Cora in 8 GiB: %v", err)
 	}
-	if err := r.checkMemory(0); err != nil {
+	if _, err := r.checkMemory(0); err != nil {
 		t.Errorf("unknown machine size: %v", err)
 	}
 	g := Run{Dataset: embedded(t, "mutag"), Graph: train.GraphProtocol{Parallel: 2}}
-	if err := g.checkMemory(1 << 30); err != nil {
+	if _, err := g.checkMemory(1 << 30); err != nil {
 		t.Errorf("graph network on MUTAG in 1 GiB: %v", err)
+	}
+	// Folds at once left to the default: one per core, as many as fit.
+	auto := Run{Dataset: g.Dataset}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	nodes, arcs := 0, 0
+	for _, s := range g.Dataset.Graph.Graphs {
+		nodes, arcs = max(nodes, s.Graph.N), max(arcs, s.Graph.NumArcs())
+	}
+	need := model.DefaultPRCapsConfig().EstimateBytes(model.GraphShape(g.Dataset.Graph), 16*nodes, 16*arcs) // the largest graph, 16 times
+	for _, tc := range []struct {
+		total int64
+		want  int
+	}{{1 << 30, 4}, {int64(float64(2*need) / 0.8), 2}, {need, 1}} {
+		r, err := auto.checkMemory(tc.total)
+		if tc.total == need {
+			if err == nil {
+				t.Errorf("auto folds in %d bytes (one fold needs %d): no error", tc.total, need)
+			}
+			continue
+		}
+		if err != nil || r.Graph.Parallel != tc.want {
+			t.Errorf("auto folds in %d bytes (one fold needs %d): %d at once, %v; want %d", tc.total, need, r.Graph.Parallel, err, tc.want)
+		}
 	}
 	// A graph job (the bench's pooled folds) is checked too.
 	defer func(f func() int64) { machineMemory = f }(machineMemory)

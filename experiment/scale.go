@@ -108,7 +108,7 @@ func (b *Bench) scalePoint(e, epochs int) (rec scaleRecord, skip, err error) {
 	nd := ds.Node
 	rec.Edges, rec.Nodes, rec.Links = nd.Graph.NumArcs()/2, nd.Graph.N, nd.Graph.NumArcs()+nd.Graph.N
 	run := Run{Model: "prcapsnet", Dataset: ds, Node: train.NodeProtocol{Seeds: 1}}
-	if err := run.checkMemory(machineMemory()); err != nil {
+	if _, err := run.checkMemory(machineMemory()); err != nil {
 		return rec, err, nil
 	}
 	mc, err := model.DefaultConfig(data.NodeTask, "prcapsnet")

@@ -70,7 +70,7 @@ func BindSources(fs *flag.FlagSet, srcs ...Source) *Flags {
 		}
 	}
 	for i, o := range opts {
-		if differ[o.Name] { // one model's "(default …)" would mislead: list them all
+		if differ[o.Name] && len(defaults[o.Name]) > 0 { // one model's "(default …)" would mislead: list them all
 			u := o.Usage
 			if j := strings.LastIndex(u, " (default"); j >= 0 && strings.HasSuffix(u, ")") {
 				u = u[:j]

@@ -59,9 +59,11 @@ type GraphProtocol struct {
 	// optimiser step, so it is a speed and memory setting: results change
 	// only through float rounding and the order of the dropout draws.
 	MicroBatchNodes int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
-	// Parallel is the number of folds trained at once (default 1). Results
-	// do not depend on it: every fold has its own model, seed and buffers.
-	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it"`
+	// Parallel is the number of folds trained at once (default: one per
+	// core, runtime.GOMAXPROCS, and at most the folds to run; every fold's
+	// kernels keep to one core, see RunGraphProtocols). Results do not
+	// depend on it: every fold has its own model, seed and buffers.
+	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs trained concurrently: seeds (default 1) or graph folds (default: one per core, as memory allows; each fold keeps to one core); results do not depend on it"`
 	// OnlyFolds, if positive, runs only the first OnlyFolds folds of the
 	// k-fold split (quick runs; the protocol then reports fewer runs).
 	OnlyFolds int `opt:"only-folds" min:"0" max:"1048576" help:"graph: run only the first N folds (0: all)"`
@@ -129,10 +131,18 @@ func (p GraphProtocol) withDefaults() GraphProtocol {
 		p.MicroBatchNodes = DefaultMicroBatchNodes
 	}
 	if p.Parallel < 1 {
-		p.Parallel = 1
+		runs := p.Folds
+		if p.OnlyFolds > 0 {
+			runs = min(runs, p.OnlyFolds)
+		}
+		p.Parallel = min(runtime.GOMAXPROCS(0), runs)
 	}
 	return p
 }
+
+// FoldsAtOnce is the number of folds trained at once: Parallel, or its
+// default, one per core and at most the folds to run.
+func (p GraphProtocol) FoldsAtOnce() int { return p.withDefaults().Parallel }
 
 // Name is the protocol as the result records write it, e.g.
 // "stratified 10-fold CV".

@@ -22,7 +22,7 @@ type NodeProtocol struct {
 	TrainFrac, ValFrac float64
 	// Parallel is the number of runs trained at once (default 1); results
 	// do not depend on it.
-	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently, e.g. 2 on 2 cores; results do not depend on it"`
+	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs trained concurrently: seeds (default 1) or graph folds (default: one per core, as memory allows; each fold keeps to one core); results do not depend on it"`
 	// OnModel, if non-nil, is called after each run with the run's model
 	// holding the parameters of its selected epoch (to save it, e.g.); it
 	// must not keep m past the call. With Parallel > 1 it is called from

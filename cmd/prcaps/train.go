@@ -71,7 +71,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		"with several seeds or folds, the run of best validation accuracy (ties: the first)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
 	f.node = train.NodeProtocol{Split: "random", Seeds: 1, Parallel: 1}
-	f.graph = train.GraphProtocol{Folds: 10, MicroBatchNodes: train.DefaultMicroBatchNodes, Parallel: 1}
+	f.graph = train.GraphProtocol{Folds: 10, MicroBatchNodes: train.DefaultMicroBatchNodes} // Parallel 0: one fold per core
 	f.protocol = option.Bind(fs, &f.node, &f.graph)
 	f.recipe = option.Bind(fs, &train.Config{})
 	var defaults []option.Source
