@@ -28,7 +28,7 @@ type Options struct {
 	FirstSeed int    // seed of the first run
 	Epochs    int    // training epochs; 0: each model's recipe
 	Folds     int    // graph tables: cross-validation folds (default 10)
-	Parallel  int    // runs (seeds or folds) trained at once (default 1)
+	Parallel  int    // runs trained at once (0: node seeds one at a time, graph folds one per core as memory allows)
 	Repeat    int    // speed suite: timed runs per variant (default 5)
 	Dataset   string // speed suite: the dataset (default cora)
 	// Log is a file of finished folds of graph tables, one JSON record per
@@ -54,9 +54,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Folds == 0 {
 		o.Folds = 10
-	}
-	if o.Parallel < 1 {
-		o.Parallel = 1
 	}
 	if o.Repeat == 0 {
 		o.Repeat = 5

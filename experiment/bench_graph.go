@@ -66,7 +66,14 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 	if len(jobs) == 0 {
 		return
 	}
-	sums, errs := train.RunGraphProtocols(jobs, b.opt.Parallel)
+	parallel := b.opt.Parallel
+	if parallel < 1 { // one fold per core, as many as every job's memory check allows
+		parallel = runtime.GOMAXPROCS(0)
+		for _, j := range jobs {
+			parallel = min(parallel, j.Protocol.FoldsAtOnce())
+		}
+	}
+	sums, errs := train.RunGraphProtocols(jobs, parallel)
 	for i, c := range cells {
 		sums[i].Model = c.model
 		b.runs++
@@ -86,6 +93,10 @@ func (b *Bench) graphJob(label, name string, mc model.Config, tc train.Config, d
 }
 
 func (b *Bench) graphProtocolNote() string {
+	atOnce := "one fold per core"
+	if b.opt.Parallel > 0 {
+		atOnce = fmt.Sprintf("%d fold(s)", b.opt.Parallel)
+	}
 	ep := "each model's recipe of epochs and mini-batch (PR-CapsNet: 100 epochs, batch 16)"
 	if b.opt.Epochs > 0 {
 		ep = fmt.Sprintf("%d epoch(s), each model's mini-batch (PR-CapsNet: 16)", b.opt.Epochs)
@@ -93,9 +104,9 @@ func (b *Bench) graphProtocolNote() string {
 	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch (stratified 10%% validation split inside each training fold; ties: the later epoch), "+
 		"mean ± std (population) over the folds of protocol %q, fold seed 0, model seeds %d-%d, %s "+
 		"(in micro-batches of at most %d nodes, except models with batch norm). "+
-		"Param: trainable parameters. Runtime: training wall time per fold in seconds (evaluation every epoch, GOMAXPROCS %d).",
+		"Param: trainable parameters. Runtime: training wall time per fold in seconds (evaluation every epoch; each fold's kernels on one core, %s at once, GOMAXPROCS %d).",
 		b.graphProtocol().Name(), b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Folds-1, ep,
-		train.DefaultMicroBatchNodes, runtime.GOMAXPROCS(0))
+		train.DefaultMicroBatchNodes, atOnce, runtime.GOMAXPROCS(0))
 }
 
 // errNotInLog is the error of a cell that Options.LogOnly leaves empty.
