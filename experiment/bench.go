@@ -28,7 +28,7 @@ type Options struct {
 	FirstSeed int    // seed of the first run
 	Epochs    int    // training epochs; 0: each model's recipe
 	Folds     int    // graph tables: cross-validation folds (default 10)
-	Parallel  int    // runs trained at once (0: node seeds one at a time, graph folds one per core as memory allows)
+	Parallel  int    // runs (seeds or folds) trained at once (0: one per core, as memory allows)
 	Repeat    int    // speed suite: timed runs per variant (default 5)
 	Dataset   string // speed suite: the dataset (default cora)
 	// Log is a file of finished folds of graph tables, one JSON record per
@@ -519,9 +519,17 @@ func (b *Bench) protocolNote() string {
 	if b.opt.Seeds > 1 {
 		seeds = fmt.Sprintf("seeds %d-%d", b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Seeds-1)
 	}
+	p.Parallel = b.opt.Parallel
+	atOnce := "one run at a time, its kernels on every core"
+	if n := p.RunsAtOnce(); n > 1 {
+		atOnce = fmt.Sprintf("%d runs at once, each on one core", n)
+		if b.opt.Parallel < 1 {
+			atOnce += " (at most; fewer where memory is short)"
+		}
+	}
 	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch, mean ± std (population) over the runs of protocol %q, %s, %s. "+
-		"Param: trainable parameters. Runtime: training wall time per run in seconds (evaluation every epoch, GOMAXPROCS %d).",
-		p.Name(), seeds, ep, runtime.GOMAXPROCS(0))
+		"Param: trainable parameters. Runtime: training wall time per run in seconds (evaluation every epoch; %s, GOMAXPROCS %d).",
+		p.Name(), seeds, ep, atOnce, runtime.GOMAXPROCS(0))
 }
 
 // renderBench lays out a table: the key columns, then per dataset Param,

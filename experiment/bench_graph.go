@@ -93,7 +93,7 @@ func (b *Bench) graphJob(label, name string, mc model.Config, tc train.Config, d
 }
 
 func (b *Bench) graphProtocolNote() string {
-	atOnce := "one fold per core"
+	atOnce := "one fold per core (fewer where memory is short)"
 	if b.opt.Parallel > 0 {
 		atOnce = fmt.Sprintf("%d fold(s)", b.opt.Parallel)
 	}

@@ -311,6 +311,15 @@ type RunRecord struct {
 	train.Result
 }
 
+// fitting is the number of runs at once, at most want and at least 1, whose
+// need bytes each stay within checkMemory's 80 % of total.
+func fitting(want int, need, total int64) int {
+	if need <= 0 {
+		return want
+	}
+	return max(min(want, int(0.8*float64(total)/float64(need))), 1)
+}
+
 // machineMemory is the memory checkMemory compares with: the machine's
 // (tests replace it).
 var machineMemory = totalMemory
@@ -318,8 +327,8 @@ var machineMemory = totalMemory
 // checkMemory refuses a run whose model's estimate (model.MemoryEstimator)
 // for its largest training step, times the runs trained at once, exceeds
 // 80 % of total bytes of memory (no check when total is 0 or the model has
-// no estimate). A graph run whose folds at once were left to the default
-// (one per core) gets as many as fit: the returned run has them set.
+// no estimate). A run whose runs at once were left to the default (one per
+// core) gets as many as fit: the returned run has them set.
 func (r Run) checkMemory(total int64) (Run, error) {
 	cfg := r.Config
 	if cfg == nil {
@@ -333,7 +342,7 @@ func (r Run) checkMemory(total int64) (Run, error) {
 		return r, nil
 	}
 	var need int64
-	parallel := max(r.Node.Parallel, 1)
+	var parallel int
 	if r.Dataset.Task == data.GraphTask {
 		g := r.Dataset.Graph
 		nodes, arcs := 0, 0
@@ -343,14 +352,18 @@ func (r Run) checkMemory(total int64) (Run, error) {
 		batch := r.batchSize()
 		need = est.EstimateBytes(model.GraphShape(g), batch*nodes, batch*arcs)
 		parallel = r.Graph.FoldsAtOnce()
-		if r.Graph.Parallel < 1 && need > 0 {
-			fit := max(int(0.8*float64(total)/float64(need)), 1)
-			parallel = min(parallel, fit)
+		if r.Graph.Parallel < 1 {
+			parallel = fitting(parallel, need, total)
 			r.Graph.Parallel = parallel
 		}
 	} else {
 		nd := r.Dataset.Node
 		need = est.EstimateBytes(model.NodeShape(nd), nd.Graph.N, nd.Graph.NumArcs())
+		parallel = r.Node.RunsAtOnce()
+		if r.Node.Parallel < 1 {
+			parallel = fitting(parallel, need, total)
+			r.Node.Parallel = parallel
+		}
 	}
 	need *= int64(parallel)
 	if float64(need) > 0.8*float64(total) {

@@ -116,6 +116,11 @@ func TestRunMemoryCheck(t *testing.T) {
 			t.Errorf("auto folds in %d bytes (one fold needs %d): %d at once, %v; want %d", tc.total, need, r.Graph.Parallel, err, tc.want)
 		}
 	}
+	// Node seeds left to the default likewise.
+	nodeAuto := Run{Dataset: cora, Node: train.NodeProtocol{Seeds: 10}}
+	if r, err := nodeAuto.checkMemory(1 << 30); err != nil || r.Node.Parallel != 4 {
+		t.Errorf("auto seeds on Cora in 1 GiB: %d at once, %v; want 4", r.Node.Parallel, err)
+	}
 	// A graph job (the bench's pooled folds) is checked too.
 	defer func(f func() int64) { machineMemory = f }(machineMemory)
 	machineMemory = func() int64 { return 1 << 20 }

@@ -63,7 +63,7 @@ type GraphProtocol struct {
 	// core, runtime.GOMAXPROCS, and at most the folds to run; every fold's
 	// kernels keep to one core, see RunGraphProtocols). Results do not
 	// depend on it: every fold has its own model, seed and buffers.
-	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs trained concurrently: seeds (default 1) or graph folds (default: one per core, as memory allows; each fold keeps to one core); results do not depend on it"`
+	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once, and graph folds always, keep to a core each); results do not depend on it"`
 	// OnlyFolds, if positive, runs only the first OnlyFolds folds of the
 	// k-fold split (quick runs; the protocol then reports fewer runs).
 	OnlyFolds int `opt:"only-folds" min:"0" max:"1048576" help:"graph: run only the first N folds (0: all)"`

@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/prcaps/prcaps/data"
@@ -20,9 +21,11 @@ type NodeProtocol struct {
 	FirstSeed uint64 `opt:"first-seed" help:"seed of the first run (node) or of fold 0 (graph)"`
 	// TrainFrac and ValFrac size the random split (default 0.6 and 0.2).
 	TrainFrac, ValFrac float64
-	// Parallel is the number of runs trained at once (default 1); results
-	// do not depend on it.
-	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs trained concurrently: seeds (default 1) or graph folds (default: one per core, as memory allows; each fold keeps to one core); results do not depend on it"`
+	// Parallel is the number of runs trained at once (default: one per
+	// core, runtime.GOMAXPROCS, and at most Seeds); results do not depend
+	// on it. Runs trained at once keep to a core each (tensor.Occupy); a
+	// run alone uses every core for its kernels.
+	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once, and graph folds always, keep to a core each); results do not depend on it"`
 	// OnModel, if non-nil, is called after each run with the run's model
 	// holding the parameters of its selected epoch (to save it, e.g.); it
 	// must not keep m past the call. With Parallel > 1 it is called from
@@ -39,6 +42,15 @@ func (p NodeProtocol) withDefaults() NodeProtocol {
 		p.TrainFrac, p.ValFrac = 0.6, 0.2
 	}
 	return p
+}
+
+// RunsAtOnce is the number of runs trained at once: Parallel, or its
+// default, one per core and at most Seeds.
+func (p NodeProtocol) RunsAtOnce() int {
+	if p.Parallel > 0 {
+		return p.Parallel
+	}
+	return max(min(runtime.GOMAXPROCS(0), p.Seeds), 1)
 }
 
 // Name is the protocol as the result records write it, e.g. "random 60/20/20 x10".
@@ -139,7 +151,7 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 	}
 	results := make([]Result, p.Seeds)
 	var mu sync.Mutex // serialises the callbacks
-	errs := forEachRun(p.Seeds, p.Parallel, func(run int) (err error) {
+	errs := forEachRun(p.Seeds, p.RunsAtOnce(), func(run int) (err error) {
 		seed := p.FirstSeed + uint64(run)
 		defer func() {
 			if e := recover(); e != nil {

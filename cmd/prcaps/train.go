@@ -70,8 +70,8 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.save, "save", "", "write the trained model to `file` (a safetensors checkpoint for prcaps predict and serve); "+
 		"with several seeds or folds, the run of best validation accuracy (ties: the first)")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
-	f.node = train.NodeProtocol{Split: "random", Seeds: 1, Parallel: 1}
-	f.graph = train.GraphProtocol{Folds: 10, MicroBatchNodes: train.DefaultMicroBatchNodes} // Parallel 0: one fold per core
+	f.node = train.NodeProtocol{Split: "random", Seeds: 1} // Parallel 0: one run per core
+	f.graph = train.GraphProtocol{Folds: 10, MicroBatchNodes: train.DefaultMicroBatchNodes}
 	f.protocol = option.Bind(fs, &f.node, &f.graph)
 	f.recipe = option.Bind(fs, &train.Config{})
 	var defaults []option.Source
