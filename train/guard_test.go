@@ -114,7 +114,7 @@ func TestStop(t *testing.T) {
 	ds := blobs(200)
 	stop := make(chan struct{})
 	build := func(uint64) (model.NodeModel, error) { return newLinear(ds), nil }
-	s, err := RunNodeProtocol(ds, build, NodeProtocol{Seeds: 3, Stop: stop}, Config{Epochs: 5, LR: 0.05, Optimizer: "adam"},
+	s, err := RunNodeProtocol(ds, build, NodeProtocol{Seeds: 3, Parallel: 1, Stop: stop}, Config{Epochs: 5, LR: 0.05, Optimizer: "adam"},
 		func(run int, e Epoch) {
 			if run == 1 && e.Epoch == 2 {
 				close(stop)
