@@ -45,10 +45,11 @@ func NewEmbeddings(path string) (*Embeddings, error) {
 }
 
 // keep returns an OnModel hook recording the embedding of the best run of
-// r, then calling next (if non-nil).
+// r (ties: the lowest run, whatever order runs trained at once finish in),
+// then calling next (if non-nil).
 func (e *Embeddings) keep(r Run, next func(int, train.Result, model.Model)) func(int, train.Result, model.Model) {
 	return func(run int, res train.Result, m model.Model) {
-		if e.rec == nil || res.ValAcc > e.rec.ValAcc {
+		if e.rec == nil || res.ValAcc > e.rec.ValAcc || (res.ValAcc == e.rec.ValAcc && run < e.rec.Run) {
 			emb, ok := m.(model.NodeEmbedder)
 			if !ok {
 				e.err = fmt.Errorf("embeddings: the %s model has no embedding output", r.ModelName())
