@@ -120,7 +120,14 @@ func Attention[T Float](t *Tape[T], q, k, v *Var[T], heads int, dropout float64,
 		panic(fmt.Sprintf("autodiff: Attention dropout %g outside [0, 1)", dropout))
 	}
 	out := t.Node(n, w, q, k, v)
-	p := OpOf[attentionOp[T]](out)
+	OpOf[attentionOp[T]](out).forward(q, k, v, out, heads, dropout, rng, training)
+	return out
+}
+
+// forward sets the record up for q, k, v and out (checked by the caller)
+// and computes out's value.
+func (p *attentionOp[T]) forward(q, k, v, out *Var[T], heads int, dropout float64, rng *rand.Rand, training bool) {
+	n, m, w := q.Value.Rows, k.Value.Rows, q.Value.Cols
 	if p.fwd == nil {
 		p.fwd, p.bwd, p.red = p.forwardUnits, p.backwardUnits, p.reduceRows
 	}
@@ -144,7 +151,6 @@ func Attention[T Float](t *Tape[T], q, k, v *Var[T], heads int, dropout float64,
 	if n > 0 {
 		tensor.ParallelFor(heads*p.blocks, m*attnBlock*(2*p.dh+8), p.fwd)
 	}
-	return out
 }
 
 // split copies q (scaled), k and v into head-major storage.

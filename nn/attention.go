@@ -35,8 +35,6 @@ type MultiHeadAttention[T autodiff.Float] struct {
 	Proj    *autodiff.Var[T]
 	Heads   int
 	Dropout float64
-
-	parts []*autodiff.Var[T] // ForwardSegments' per-segment outputs, reused
 }
 
 // PerformerFeatures is FAVOR+'s default number of random features for heads
@@ -168,18 +166,11 @@ func (a *MultiHeadAttention[T]) ForwardSegments(t *autodiff.Tape[T], x *autodiff
 	return a.forward(t, x, seg, false, training, rng)
 }
 
-// segments records the attention of each segment of qkv's rows and stacks
-// the results.
+// segments records the attention within each segment of qkv's rows (one
+// op for all segments, autodiff.SegmentAttention).
 func (a *MultiHeadAttention[T]) segments(t *autodiff.Tape[T], qkv *autodiff.Var[T], seg []int32, dim int, training bool, rng *rand.Rand) *autodiff.Var[T] {
-	a.parts = a.parts[:0]
-	for s := 0; s+1 < len(seg); s++ {
-		lo, hi := int(seg[s]), int(seg[s+1])
-		if lo == hi {
-			continue
-		}
-		p := autodiff.SliceRows(t, qkv, lo, hi)
-		q, k, v := autodiff.SliceCols(t, p, 0, dim), autodiff.SliceCols(t, p, dim, 2*dim), autodiff.SliceCols(t, p, 2*dim, 3*dim)
-		a.parts = append(a.parts, autodiff.Attention(t, q, k, v, a.Heads, a.Dropout, rng, training))
-	}
-	return autodiff.ConcatRows(t, a.parts...)
+	q := autodiff.SliceCols(t, qkv, 0, dim)
+	k := autodiff.SliceCols(t, qkv, dim, 2*dim)
+	v := autodiff.SliceCols(t, qkv, 2*dim, 3*dim)
+	return autodiff.SegmentAttention(t, q, k, v, seg, a.Heads, a.Dropout, rng, training)
 }
