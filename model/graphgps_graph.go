@@ -48,6 +48,7 @@ type GraphGPSGraph struct {
 	adj   tensor.Adjacency[float32]
 	x     nn.SparseInput[float32]
 	pe    *autodiff.Var[float32]
+	rwse  nn.RWSE[float32] // pe's working memory, reused batch after batch
 	mean  meanReadout
 }
 
@@ -95,7 +96,7 @@ func (m *GraphGPSGraph) prepare(b *data.GraphBatch) {
 	nn.GCNNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
 	m.adj.Reset(&m.a)
 	m.x.Reset(&b.X)
-	nn.RWSEInto(&m.pe.Value, b.N, b.Ptr, b.Src, m.cfg.RWSESteps) // walks never leave their graph
+	m.rwse.Into(&m.pe.Value, b.N, b.Ptr, b.Src, m.cfg.RWSESteps) // walks never leave their graph
 	m.mean.reset(b)
 }
 

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"slices"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
@@ -27,20 +28,38 @@ const rwseBlock = 64
 // each step. The cost is steps × n/rwseBlock sparse products, the work
 // of steps·n walks over the arcs; the memory is two n×rwseBlock blocks.
 func RWSEInto[T autodiff.Float](dst *tensor.Dense[T], n int, ptr, src []int32, steps int) {
+	var w RWSE[T]
+	w.Into(dst, n, ptr, src, steps)
+}
+
+// RWSE is RWSEInto with its working memory kept between calls, so that
+// encoding one batch after another allocates nothing once the buffers have
+// grown to the largest batch. The zero value is ready to use.
+type RWSE[T autodiff.Float] struct {
+	outDeg  []float64
+	pt      tensor.CSR[T]
+	y, next tensor.Dense[T]
+}
+
+// Into is RWSEInto.
+func (w *RWSE[T]) Into(dst *tensor.Dense[T], n int, ptr, src []int32, steps int) {
 	dst.Reshape(n, steps)
 	if n == 0 || steps == 0 {
 		return
 	}
-	outDeg := make([]float64, n)
+	w.outDeg = slices.Grow(w.outDeg[:0], n)[:n]
+	outDeg := w.outDeg
+	clear(outDeg)
 	for _, u := range src {
 		outDeg[u]++
 	}
 	// Pᵀ as CSR by target: entry (v, u) = 1/outdeg(u) for each arc u→v.
-	pt := &tensor.CSR[T]{Rows: n, Cols: n, Indptr: ptr[:n+1], Indices: src[:ptr[n]], Data: make([]T, ptr[n])}
+	pt := &w.pt
+	*pt = tensor.CSR[T]{Rows: n, Cols: n, Indptr: ptr[:n+1], Indices: src[:ptr[n]], Data: slices.Grow(pt.Data[:0], int(ptr[n]))[:ptr[n]]}
 	for e, u := range pt.Indices {
 		pt.Data[e] = T(1 / outDeg[u])
 	}
-	y, next := tensor.NewDense[T](n, rwseBlock), tensor.NewDense[T](n, rwseBlock)
+	y, next := &w.y, &w.next
 	for i0 := 0; i0 < n; i0 += rwseBlock {
 		b := min(rwseBlock, n-i0)
 		y.Reshape(n, b)

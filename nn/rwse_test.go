@@ -2,6 +2,7 @@ package nn
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/prcaps/prcaps/tensor"
@@ -77,6 +78,39 @@ func TestRWSEMatchesDensePowers(t *testing.T) {
 		dptr = append(dptr, int32(len(dsrc)))
 	}
 	check("directed", m, dptr, dsrc, 9)
+}
+
+// One RWSE workspace used for graphs of several sizes in turn gives what a
+// fresh RWSEInto gives, and a warm call allocates nothing.
+func TestRWSEReuse(t *testing.T) {
+	pn, pptr, psrc := path4()
+	var big, small tensor.Dense[float32]
+	cycle := func(m int) (ptr, src []int32) { // 0→1→…→m−1→0, both ways
+		ptr = append(ptr, 0)
+		for v := 0; v < m; v++ {
+			src = append(src, int32((v+m-1)%m), int32((v+1)%m))
+			ptr = append(ptr, int32(len(src)))
+		}
+		return ptr, src
+	}
+	cptr, csrc := cycle(150)
+	RWSEInto(&big, 150, cptr, csrc, 7)
+	RWSEInto(&small, pn, pptr, psrc, 7)
+	var w RWSE[float32]
+	var got tensor.Dense[float32]
+	for i, tc := range []struct {
+		n        int
+		ptr, src []int32
+		want     *tensor.Dense[float32]
+	}{{150, cptr, csrc, &big}, {pn, pptr, psrc, &small}, {150, cptr, csrc, &big}} {
+		w.Into(&got, tc.n, tc.ptr, tc.src, 7)
+		if !slices.Equal(got.Data, tc.want.Data) {
+			t.Errorf("call %d (%d nodes): differs from a fresh RWSEInto", i, tc.n)
+		}
+	}
+	if a := testing.AllocsPerRun(3, func() { w.Into(&got, 150, cptr, csrc, 7) }); a != 0 {
+		t.Errorf("a warm call allocates %.1f times", a)
+	}
 }
 
 func TestStandardizeColumns(t *testing.T) {
