@@ -607,18 +607,40 @@ func bestPerDataset(t Table, dss []benchDataset, res [][]cellResult) []string {
 		acc := func(vi int) float64 { return res[vi][di].sum.MeanAcc }
 		slices.SortStableFunc(ranked, func(a, b int) int { return cmp.Compare(acc(b), acc(a)) })
 		best, next := ranked[0], ranked[1]
-		note := fmt.Sprintf("Best on %s: %s (%.3f), %.1f points above the next (%s, %.3f).", d.ds.Name,
-			t.Variants[best].Label, acc(best), 100*(acc(best)-acc(next)), t.Variants[next].Label, acc(next))
+		ab, an := accPair(acc(best), acc(next))
+		note := fmt.Sprintf("Best on %s: %s (%s), %s points above the next (%s, %s).", d.ds.Name,
+			t.Variants[best].Label, ab, pointsApart(acc(best), acc(next)), t.Variants[next].Label, an)
 		if ref := slices.IndexFunc(ranked, func(vi int) bool { return t.Variants[vi].Label == t.Reference }); ref > 0 {
-			note += fmt.Sprintf(" %s ranks %d of %d, %.1f points below it.", t.Reference, ref+1, len(ranked), 100*(acc(best)-acc(ranked[ref])))
+			note += fmt.Sprintf(" %s ranks %d of %d, %s points below it.", t.Reference, ref+1, len(ranked), pointsApart(acc(best), acc(ranked[ref])))
 		}
 		notes = append(notes, note)
 	}
 	return notes
 }
 
+// accPair formats two mean accuracies with three decimals, or four when
+// three would show a difference as a tie (0.761 above 0.761).
+func accPair(a, b float64) (string, string) {
+	x, y := fmt.Sprintf("%.3f", a), fmt.Sprintf("%.3f", b)
+	if x == y && a != b {
+		x, y = fmt.Sprintf("%.4f", a), fmt.Sprintf("%.4f", b)
+	}
+	return x, y
+}
+
+// pointsApart is a−b in percentage points, with one decimal, or two when
+// one would show a difference as 0.0.
+func pointsApart(a, b float64) string {
+	d := 100 * (a - b)
+	if s := fmt.Sprintf("%.1f", d); s != "0.0" || d == 0 {
+		return s
+	}
+	return fmt.Sprintf("%.2f", d)
+}
+
 // beatsReference says, per dataset, which variants score a higher mean
-// accuracy than the table's reference variant.
+// accuracy than the table's reference variant (with four decimals where
+// three would show one of them level with the reference).
 func beatsReference(t Table, dss []benchDataset, res [][]cellResult) []string {
 	ref := slices.IndexFunc(t.Variants, func(v Variant) bool { return v.Label == t.Reference })
 	if t.Reference == "" || ref < 0 {
@@ -630,22 +652,30 @@ func beatsReference(t Table, dss []benchDataset, res [][]cellResult) []string {
 		if r.err != nil || r.skipped {
 			continue
 		}
-		var better []string
-		for vi, v := range t.Variants {
+		var better []int
+		digits := 3
+		for vi := range t.Variants {
 			c := res[vi][di]
 			if vi != ref && c.err == nil && !c.skipped && c.sum.MeanAcc > r.sum.MeanAcc {
-				better = append(better, fmt.Sprintf("%s (%.3f)", v.Label, c.sum.MeanAcc))
+				better = append(better, vi)
+				if a, _ := accPair(c.sum.MeanAcc, r.sum.MeanAcc); len(a) > 5 {
+					digits = 4
+				}
 			}
 		}
 		if len(better) == 0 {
 			notes = append(notes, fmt.Sprintf("On %s no other model scores above %s (%.3f).", d.ds.Name, t.Reference, r.sum.MeanAcc))
-		} else {
-			verb := "score"
-			if len(better) == 1 {
-				verb = "scores"
-			}
-			notes = append(notes, fmt.Sprintf("On %s, %s %s above %s (%.3f).", d.ds.Name, strings.Join(better, ", "), verb, t.Reference, r.sum.MeanAcc))
+			continue
 		}
+		names := make([]string, len(better))
+		for i, vi := range better {
+			names[i] = fmt.Sprintf("%s (%.*f)", t.Variants[vi].Label, digits, res[vi][di].sum.MeanAcc)
+		}
+		verb := "score"
+		if len(better) == 1 {
+			verb = "scores"
+		}
+		notes = append(notes, fmt.Sprintf("On %s, %s %s above %s (%.*f).", d.ds.Name, strings.Join(names, ", "), verb, t.Reference, digits, r.sum.MeanAcc))
 	}
 	return notes
 }

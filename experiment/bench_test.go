@@ -171,3 +171,22 @@ func TestSelectPaperNames(t *testing.T) {
 		t.Errorf("table3 has %d rows of ours, want PR-CapsNet, GCN and the baselines", len(ts[0].Variants))
 	}
 }
+
+// Accuracies that differ but print alike at three decimals get a fourth,
+// and a gap that rounds to 0.0 points gets a second decimal.
+func TestAccPairAndPointsApart(t *testing.T) {
+	for _, tc := range []struct {
+		a, b       float64
+		wantA, wB  string
+		wantPoints string
+	}{
+		{0.7904, 0.7615, "0.790", "0.762", "2.9"},
+		{0.76148, 0.76059, "0.7615", "0.7606", "0.09"},
+		{0.761, 0.761, "0.761", "0.761", "0.0"},
+	} {
+		a, b := accPair(tc.a, tc.b)
+		if a != tc.wantA || b != tc.wB || pointsApart(tc.a, tc.b) != tc.wantPoints {
+			t.Errorf("%v, %v: %s, %s, %s points; want %s, %s, %s", tc.a, tc.b, a, b, pointsApart(tc.a, tc.b), tc.wantA, tc.wB, tc.wantPoints)
+		}
+	}
+}
