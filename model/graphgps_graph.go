@@ -96,7 +96,7 @@ func (m *GraphGPSGraph) prepare(b *data.GraphBatch) {
 	nn.GCNNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
 	m.adj.Reset(&m.a)
 	m.x.Reset(&b.X)
-	m.rwse.Into(&m.pe.Value, b.N, b.Ptr, b.Src, m.cfg.RWSESteps) // walks never leave their graph
+	m.rwse.IntoSegments(&m.pe.Value, b.N, b.Ptr, b.Src, b.Seg, m.cfg.RWSESteps) // walks never leave their graph
 	m.mean.reset(b)
 }
 

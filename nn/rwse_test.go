@@ -2,9 +2,11 @@ package nn
 
 import (
 	"math"
+	"os"
 	"slices"
 	"testing"
 
+	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -128,6 +130,42 @@ func TestStandardizeColumns(t *testing.T) {
 		}
 		if !(math.Abs(mu) <= 1e-12 && math.Abs(ss/3-want) <= 1e-12) {
 			t.Errorf("column %d: mean %v, variance %v", j, mu/3, ss/3)
+		}
+	}
+}
+
+// IntoSegments gives Into's bits on batches of real graphs (MUTAG, and
+// PROTEINS and NCI1 where $PRCAPS_DATA has them).
+func TestRWSEIntoSegmentsMatchesInto(t *testing.T) {
+	names := []string{"mutag"}
+	if os.Getenv(data.EnvVar) != "" {
+		names = append(names, "proteins", "nci1")
+	}
+	for _, name := range names {
+		ds, err := data.Load(name, data.Options{Root: os.Getenv(data.EnvVar)})
+		if err != nil {
+			if name == "mutag" {
+				t.Fatal(err)
+			}
+			continue
+		}
+		g := ds.Graph
+		var w RWSE[float32]
+		var b data.GraphBatch
+		for i0 := 0; i0 < len(g.Graphs); i0 += 97 {
+			var idx []int32
+			for i := i0; i < min(i0+32, len(g.Graphs)); i++ {
+				idx = append(idx, int32(i))
+			}
+			if err := b.Build(g, idx); err != nil {
+				t.Fatal(err)
+			}
+			var whole, parts tensor.Dense[float32]
+			RWSEInto(&whole, b.N, b.Ptr, b.Src, 16)
+			w.IntoSegments(&parts, b.N, b.Ptr, b.Src, b.Seg, 16)
+			if !slices.Equal(whole.Data, parts.Data) {
+				t.Fatalf("%s, graphs %d…: IntoSegments differs from Into", name, i0)
+			}
 		}
 	}
 }
