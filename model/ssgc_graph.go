@@ -75,6 +75,8 @@ type SSGCGraph struct {
 	batch  *data.GraphBatch
 	gen    uint64
 	x      *autodiff.Var[float32] // the batch's propagated features
+	dense  tensor.Dense[float32]  // the batch's features, dense
+	prop   nn.Propagator[float32] // x's working memory
 	mean   meanReadout
 	a      tensor.CSR[float32]
 	deg    []float64
@@ -105,7 +107,11 @@ func (m *SSGCGraph) prepare(b *data.GraphBatch) {
 	}
 	m.batch, m.gen = b, b.Gen
 	nn.GCNNormInto(&m.a, b.N, b.Ptr, b.Src, &m.deg)
-	m.x = autodiff.NewVar(nn.Propagate(&m.a, b.X.ToDense(), m.cfg.Hops, m.cfg.Alpha, true), false)
+	b.X.DenseInto(&m.dense)
+	if m.x == nil {
+		m.x = autodiff.NewVar(tensor.NewDense[float32](0, 0), false)
+	}
+	m.prop.Into(&m.x.Value, &m.a, &m.dense, m.cfg.Hops, m.cfg.Alpha, true)
 	m.mean.reset(b)
 }
 

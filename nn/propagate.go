@@ -14,11 +14,26 @@ import (
 //
 // x is the dense input (nodes × features); k ≥ 1.
 func Propagate[T autodiff.Float](a *tensor.CSR[T], x *tensor.Dense[T], k int, alpha float64, average bool) *tensor.Dense[T] {
-	cur := x.Clone()
-	next := tensor.NewDense[T](x.Rows, x.Cols)
+	var p Propagator[T]
+	return p.Into(tensor.NewDense[T](x.Rows, x.Cols), a, x, k, alpha, average)
+}
+
+// Propagator is Propagate with its working memory kept between calls (the
+// graph models propagate each batch afresh). The zero value is ready to use.
+type Propagator[T autodiff.Float] struct {
+	cur, next tensor.Dense[T]
+}
+
+// Into sets dst to Propagate(a, x, k, alpha, average) and returns it; dst
+// must not alias x.
+func (p *Propagator[T]) Into(dst *tensor.Dense[T], a *tensor.CSR[T], x *tensor.Dense[T], k int, alpha float64, average bool) *tensor.Dense[T] {
+	cur, next := &p.cur, &p.next
+	cur.CopyFrom(x)
+	next.Reshape(x.Rows, x.Cols)
 	var sum *tensor.Dense[T]
 	if average {
-		sum = x.Clone()
+		sum = dst
+		sum.CopyFrom(x)
 		for i := range sum.Data {
 			sum.Data[i] *= T(alpha)
 		}
@@ -36,5 +51,6 @@ func Propagate[T autodiff.Float](a *tensor.CSR[T], x *tensor.Dense[T], k int, al
 	if average {
 		return sum
 	}
-	return cur
+	dst.CopyFrom(cur)
+	return dst
 }

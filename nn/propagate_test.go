@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/prcaps/prcaps/tensor"
@@ -76,5 +77,38 @@ func TestPropagateMatchesDense(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A Propagator reused across inputs of other sizes gives Propagate's bits,
+// and a warm call allocates nothing.
+func TestPropagatorReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n4, p4, s4 := path4()
+	small := GCNNorm[float32](n4, p4, s4).A
+	big := GCNNorm[float32](9, []int32{0, 1, 3, 5, 7, 9, 11, 13, 15, 16},
+		[]int32{1, 0, 2, 1, 3, 2, 4, 3, 5, 4, 6, 5, 7, 6, 8, 7}).A
+	input := func(n int) *tensor.Dense[float32] {
+		x := tensor.NewDense[float32](n, 5)
+		for i := range x.Data {
+			x.Data[i] = float32(rng.NormFloat64())
+		}
+		return x
+	}
+	var p Propagator[float32]
+	var dst tensor.Dense[float32]
+	for _, tc := range []struct {
+		a       *tensor.CSR[float32]
+		average bool
+	}{{big, true}, {small, false}, {big, false}, {small, true}} {
+		x := input(tc.a.Rows)
+		want := Propagate(tc.a, x, 3, 0.1, tc.average)
+		if got := p.Into(&dst, tc.a, x, 3, 0.1, tc.average); !slices.Equal(got.Data, want.Data) || got.Rows != want.Rows {
+			t.Errorf("%d nodes, average %v: differs from Propagate", tc.a.Rows, tc.average)
+		}
+	}
+	x := input(big.Rows)
+	if a := testing.AllocsPerRun(3, func() { p.Into(&dst, big, x, 3, 0.1, true) }); a != 0 {
+		t.Errorf("a warm call allocates %.1f times", a)
 	}
 }

@@ -55,12 +55,19 @@ func (m *CSR[T]) Validate() error {
 // ToDense expands m into a dense matrix.
 func (m *CSR[T]) ToDense() *Dense[T] {
 	d := NewDense[T](m.Rows, m.Cols)
+	m.DenseInto(d)
+	return d
+}
+
+// DenseInto sets d to m as a dense matrix, reusing d's storage.
+func (m *CSR[T]) DenseInto(d *Dense[T]) {
+	d.Reshape(m.Rows, m.Cols)
+	clear(d.Data)
 	for i := 0; i < m.Rows; i++ {
 		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
 			d.Data[i*m.Cols+int(m.Indices[p])] += m.Data[p]
 		}
 	}
-	return d
 }
 
 // CSRFromDense builds a CSR matrix holding the non-zeros of d.
