@@ -107,21 +107,28 @@ func (p *attnPool[T]) put(s *attnScratch[T]) {
 // backward pass. It panics on mismatched shapes, no keys, heads not
 // dividing the width, p outside [0, 1), or a nil rng when dropout is on.
 func Attention[T Float](t *Tape[T], q, k, v *Var[T], heads int, dropout float64, rng *rand.Rand, training bool) *Var[T] {
+	checkAttention("Attention", q, k, v, heads, dropout)
+	if k.Value.Rows == 0 {
+		panic("autodiff: Attention over no keys")
+	}
+	out := t.Node(q.Value.Rows, q.Value.Cols, q, k, v)
+	OpOf[attentionOp[T]](out).forward(q, k, v, out, heads, dropout, rng, training)
+	return out
+}
+
+// checkAttention panics, naming op, unless heads divides the width of q,
+// k and v, k and v have as many rows, and dropout is in [0, 1).
+func checkAttention[T Float](op string, q, k, v *Var[T], heads int, dropout float64) {
 	n, m, w := q.Value.Rows, k.Value.Rows, q.Value.Cols
 	switch {
 	case heads < 1 || w%heads != 0:
-		panic(fmt.Sprintf("autodiff: Attention with %d heads over width %d", heads, w))
+		panic(fmt.Sprintf("autodiff: %s with %d heads over width %d", op, heads, w))
 	case k.Value.Cols != w || v.Value.Cols != w || v.Value.Rows != m:
-		panic(fmt.Sprintf("autodiff: Attention of queries %d×%d, keys %d×%d, values %d×%d",
-			n, w, m, k.Value.Cols, v.Value.Rows, v.Value.Cols))
-	case m == 0:
-		panic("autodiff: Attention over no keys")
+		panic(fmt.Sprintf("autodiff: %s of queries %d×%d, keys %d×%d, values %d×%d",
+			op, n, w, m, k.Value.Cols, v.Value.Rows, v.Value.Cols))
 	case !(dropout >= 0 && dropout < 1):
-		panic(fmt.Sprintf("autodiff: Attention dropout %g outside [0, 1)", dropout))
+		panic(fmt.Sprintf("autodiff: %s dropout %g outside [0, 1)", op, dropout))
 	}
-	out := t.Node(n, w, q, k, v)
-	OpOf[attentionOp[T]](out).forward(q, k, v, out, heads, dropout, rng, training)
-	return out
 }
 
 // forward sets the record up for q, k, v and out (checked by the caller)

@@ -11,36 +11,19 @@ import (
 // non-empty segment, reused position by position between passes, each on
 // views of the segment's rows.
 type segAttentionOp[T Float] struct {
-	subs  []*attentionOp[T]
-	views []*segViews[T]
-	used  int // segments of this pass
+	q, k, v, out *Var[T]
+	subs         []*attentionOp[T]
+	views        []*segViews[T]
+	used         int // segments of this pass
 }
 
 // segViews are a segment's rows [lo, hi) of q, k, v and the output, as
-// Vars that share the whole matrices' storage (values in the forward pass,
-// gradients in the backward pass).
+// Vars that share the whole matrices' storage: their values from the
+// forward pass, their gradients (which the tape hands out only in the
+// backward pass) from Backward.
 type segViews[T Float] struct {
-	lo, hi        int
-	q, k, v, out  Var[T]
-	qs, ks, vs, o *Var[T] // the whole matrices
-}
-
-// rows points view at rows [lo, hi) of x's value.
-func (s *segViews[T]) rows(view, x *Var[T]) {
-	w := x.Value.Cols
-	view.Value = tensorRows(&x.Value, s.lo, s.hi, w)
-	view.requiresGrad = x.requiresGrad
-	view.Grad = tensorRows(&x.Grad, 0, 0, w) // set by grads before Backward
-}
-
-// grads points the views' gradients at the whole matrices' gradient rows
-// (the tape gives a node its gradient buffer only in the backward pass).
-func (s *segViews[T]) grads() {
-	for _, p := range [4]struct{ view, x *Var[T] }{{&s.q, s.qs}, {&s.k, s.ks}, {&s.v, s.vs}, {&s.out, s.o}} {
-		if p.x.requiresGrad || p.x == s.o {
-			p.view.Grad = tensorRows(&p.x.Grad, s.lo, s.hi, p.x.Value.Cols)
-		}
-	}
+	lo, hi       int
+	q, k, v, out Var[T]
 }
 
 // SegmentAttention records Attention within each segment of rows: rows
@@ -54,17 +37,13 @@ func (s *segViews[T]) grads() {
 // how many graphs it holds, so the ops' buffers carry over from pass to
 // pass.
 func SegmentAttention[T Float](t *Tape[T], q, k, v *Var[T], seg []int32, heads int, dropout float64, rng *rand.Rand, training bool) *Var[T] {
+	checkAttention("SegmentAttention", q, k, v, heads, dropout)
 	n, w := q.Value.Rows, q.Value.Cols
-	switch {
-	case heads < 1 || w%heads != 0:
-		panic(fmt.Sprintf("autodiff: SegmentAttention with %d heads over width %d", heads, w))
-	case k.Value.Rows != n || v.Value.Rows != n || k.Value.Cols != w || v.Value.Cols != w:
-		panic(fmt.Sprintf("autodiff: SegmentAttention of queries %d×%d, keys %d×%d, values %d×%d",
-			n, w, k.Value.Rows, k.Value.Cols, v.Value.Rows, v.Value.Cols))
-	case len(seg) == 0 || seg[0] != 0 || int(seg[len(seg)-1]) != n:
+	if k.Value.Rows != n {
+		panic(fmt.Sprintf("autodiff: SegmentAttention of %d queries and %d keys", n, k.Value.Rows))
+	}
+	if len(seg) == 0 || seg[0] != 0 || int(seg[len(seg)-1]) != n {
 		panic(fmt.Sprintf("autodiff: SegmentAttention segments must run from 0 to %d rows", n))
-	case !(dropout >= 0 && dropout < 1):
-		panic(fmt.Sprintf("autodiff: SegmentAttention dropout %g outside [0, 1)", dropout))
 	}
 	for s := 1; s < len(seg); s++ {
 		if seg[s] < seg[s-1] {
@@ -73,7 +52,7 @@ func SegmentAttention[T Float](t *Tape[T], q, k, v *Var[T], seg []int32, heads i
 	}
 	out := t.Node(n, w, q, k, v)
 	p := OpOf[segAttentionOp[T]](out)
-	p.used = 0
+	p.q, p.k, p.v, p.out, p.used = q, k, v, out, 0
 	for s := 0; s+1 < len(seg); s++ {
 		lo, hi := int(seg[s]), int(seg[s+1])
 		if lo == hi {
@@ -85,14 +64,20 @@ func SegmentAttention[T Float](t *Tape[T], q, k, v *Var[T], seg []int32, heads i
 		}
 		sub, vw := p.subs[p.used], p.views[p.used]
 		p.used++
-		vw.lo, vw.hi, vw.qs, vw.ks, vw.vs, vw.o = lo, hi, q, k, v, out
-		vw.rows(&vw.q, q)
-		vw.rows(&vw.k, k)
-		vw.rows(&vw.v, v)
-		vw.rows(&vw.out, out)
+		vw.lo, vw.hi = lo, hi
+		for _, x := range [4]struct{ view, of *Var[T] }{{&vw.q, q}, {&vw.k, k}, {&vw.v, v}, {&vw.out, out}} {
+			x.view.Value = vw.rowsOf(&x.of.Value)
+			x.view.Grad = tensor.Dense[T]{}
+			x.view.requiresGrad = x.of.requiresGrad
+		}
 		sub.forward(&vw.q, &vw.k, &vw.v, &vw.out, heads, dropout, rng, training)
 	}
 	return out
+}
+
+// rowsOf is the view of the segment's rows of x.
+func (s *segViews[T]) rowsOf(x *tensor.Dense[T]) tensor.Dense[T] {
+	return tensor.Dense[T]{Rows: s.hi - s.lo, Cols: x.Cols, Data: x.Data[s.lo*x.Cols : s.hi*x.Cols]}
 }
 
 // Backward implements Op: each segment's attention passes its rows'
@@ -101,16 +86,11 @@ func SegmentAttention[T Float](t *Tape[T], q, k, v *Var[T], seg []int32, heads i
 func (p *segAttentionOp[T]) Backward(out *Var[T]) {
 	for i, sub := range p.subs[:p.used] {
 		vw := p.views[i]
-		vw.grads()
+		for _, x := range [4]struct{ view, of *Var[T] }{{&vw.q, p.q}, {&vw.k, p.k}, {&vw.v, p.v}, {&vw.out, out}} {
+			if x.of.requiresGrad {
+				x.view.Grad = vw.rowsOf(&x.of.Grad)
+			}
+		}
 		sub.Backward(&vw.out)
 	}
-}
-
-// tensorRows is the view of rows [lo, hi) of a matrix with w columns (the
-// empty view when x has no storage there).
-func tensorRows[T Float](x *tensor.Dense[T], lo, hi, w int) tensor.Dense[T] {
-	if hi*w > len(x.Data) {
-		return tensor.Dense[T]{Rows: hi - lo, Cols: w}
-	}
-	return tensor.Dense[T]{Rows: hi - lo, Cols: w, Data: x.Data[lo*w : hi*w]}
 }

@@ -618,14 +618,19 @@ func bestPerDataset(t Table, dss []benchDataset, res [][]cellResult) []string {
 	return notes
 }
 
-// accPair formats two mean accuracies with three decimals, or four when
-// three would show a difference as a tie (0.761 above 0.761).
+// accPair formats two mean accuracies with accDecimals(a, b) decimals.
 func accPair(a, b float64) (string, string) {
-	x, y := fmt.Sprintf("%.3f", a), fmt.Sprintf("%.3f", b)
-	if x == y && a != b {
-		x, y = fmt.Sprintf("%.4f", a), fmt.Sprintf("%.4f", b)
+	n := accDecimals(a, b)
+	return fmt.Sprintf("%.*f", n, a), fmt.Sprintf("%.*f", n, b)
+}
+
+// accDecimals is 3, or 4 when three would show two different accuracies as
+// a tie (0.761 above 0.761).
+func accDecimals(a, b float64) int {
+	if a != b && fmt.Sprintf("%.3f", a) == fmt.Sprintf("%.3f", b) {
+		return 4
 	}
-	return x, y
+	return 3
 }
 
 // pointsApart is a−b in percentage points, with one decimal, or two when
@@ -658,9 +663,7 @@ func beatsReference(t Table, dss []benchDataset, res [][]cellResult) []string {
 			c := res[vi][di]
 			if vi != ref && c.err == nil && !c.skipped && c.sum.MeanAcc > r.sum.MeanAcc {
 				better = append(better, vi)
-				if a, _ := accPair(c.sum.MeanAcc, r.sum.MeanAcc); len(a) > 5 {
-					digits = 4
-				}
+				digits = max(digits, accDecimals(c.sum.MeanAcc, r.sum.MeanAcc))
 			}
 		}
 		if len(better) == 0 {

@@ -90,7 +90,6 @@ func (w *RWSE[T]) IntoSegments(dst *tensor.Dense[T], n int, ptr, src, seg []int3
 	if n == 0 || steps == 0 {
 		return
 	}
-	var part tensor.Dense[T]
 	for s := 0; s+1 < len(seg); s++ {
 		lo, hi := int(seg[s]), int(seg[s+1])
 		if lo == hi {
@@ -107,8 +106,7 @@ func (w *RWSE[T]) IntoSegments(dst *tensor.Dense[T], n int, ptr, src, seg []int3
 			w.segSrc[i] = u - int32(lo)
 		}
 		w.Into(&w.seg, hi-lo, w.segPtr, w.segSrc, steps)
-		part = tensor.Dense[T]{Rows: hi - lo, Cols: steps, Data: dst.Data[lo*steps : hi*steps]}
-		copy(part.Data, w.seg.Data)
+		copy(dst.Data[lo*steps:hi*steps], w.seg.Data)
 	}
 }
 

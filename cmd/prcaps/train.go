@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strings"
 
 	"github.com/prcaps/prcaps/internal/atomicfile"
@@ -228,27 +226,22 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		}
 	}
 	enc := json.NewEncoder(stdout)
-	var records inOrder[experiment.RunRecord]
+	flush := func() {}
 	run.Progress = prog
 	if f.asJSON {
 		proto := run.Node.Name()
 		if ds.Task == data.GraphTask {
 			proto = run.Graph.Name()
 		}
-		// Runs trained at once finish in any order; the records come out in
-		// run order, each as soon as the runs before it are out.
-		records.emit = func(rec experiment.RunRecord) { enc.Encode(rec) }
-		run.OnRun = func(i int, r train.Result) {
-			records.add(i, experiment.RunRecord{Dataset: ds.Name, Task: ds.Task.String(), Model: run.ModelName(), Protocol: proto, Run: i, Result: r})
-		}
+		run.OnRun, flush = experiment.InRunOrder(func(i int, r train.Result) {
+			enc.Encode(experiment.RunRecord{Dataset: ds.Name, Task: ds.Task.String(), Model: run.ModelName(), Protocol: proto, Run: i, Result: r})
+		})
 	}
 	ctx, stop := stopContext() // Ctrl-C: the finished runs are summarised
 	defer stop()
 	run.Node.Stop, run.Graph.Stop = ctx.Done(), ctx.Done()
 	sum, err := run.Do()
-	if f.asJSON {
-		records.flush() // those behind a failed run, before the summary
-	}
+	flush() // the records behind a failed run, before the summary
 	if ctx.Err() != nil {
 		fmt.Fprintf(stderr, "interrupted: %d %s(s) had finished\n", sum.Runs, unit)
 	}
@@ -330,38 +323,4 @@ func checkRoot(root string, given bool) error {
 		return usagef("%s=%s: no such directory (unset it or pass --data DIR)", data.EnvVar, root)
 	}
 	return nil
-}
-
-// inOrder emits items numbered 0, 1, 2, … in that order, each as soon as
-// every item before it was added (runs trained at once finish in any order).
-// Its callers take turns (train's callbacks are serialised).
-type inOrder[T any] struct {
-	emit    func(T)
-	next    int
-	pending map[int]T
-}
-
-func (o *inOrder[T]) add(i int, v T) {
-	if o.pending == nil {
-		o.pending = map[int]T{}
-	}
-	o.pending[i] = v
-	for {
-		v, ok := o.pending[o.next]
-		if !ok {
-			return
-		}
-		delete(o.pending, o.next)
-		o.emit(v)
-		o.next++
-	}
-}
-
-// flush emits the items still waiting (behind one that never came, a
-// failed run), in order.
-func (o *inOrder[T]) flush() {
-	for _, i := range slices.Sorted(maps.Keys(o.pending)) {
-		o.emit(o.pending[i])
-	}
-	clear(o.pending)
 }

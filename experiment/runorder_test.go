@@ -1,13 +1,15 @@
-package main
+package experiment
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/prcaps/prcaps/train"
 )
 
-// inOrder emits in index order whatever the order of arrival, and flush
-// emits what waits behind a missing index.
-func TestInOrder(t *testing.T) {
+// InRunOrder emits in run order whatever the order of arrival, and flush
+// emits what waits behind a run that never finished.
+func TestInRunOrder(t *testing.T) {
 	for _, tc := range []struct {
 		arrive []int
 		before []int // emitted before flush
@@ -19,15 +21,20 @@ func TestInOrder(t *testing.T) {
 		{[]int{4, 2}, nil, []int{2, 4}},
 	} {
 		var got []int
-		o := inOrder[int]{emit: func(v int) { got = append(got, v) }}
+		onRun, flush := InRunOrder(func(run int, r train.Result) {
+			if int(r.Seed) != run {
+				t.Errorf("run %d emitted with the result of seed %d", run, r.Seed)
+			}
+			got = append(got, run)
+		})
 		for _, i := range tc.arrive {
-			o.add(i, i)
+			onRun(i, train.Result{Seed: uint64(i)})
 		}
 		if !slices.Equal(got, tc.before) {
 			t.Errorf("arrivals %v: emitted %v before flush, want %v", tc.arrive, got, tc.before)
 		}
-		o.flush()
-		o.flush() // nothing left
+		flush()
+		flush() // nothing left
 		if !slices.Equal(got, tc.after) {
 			t.Errorf("arrivals %v: emitted %v, want %v", tc.arrive, got, tc.after)
 		}
