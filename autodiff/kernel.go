@@ -2,7 +2,6 @@ package autodiff
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/prcaps/prcaps/tensor"
 )
@@ -11,95 +10,132 @@ import (
 // learnable bandwidth γ (a 1×1 Var), for models that compare sets of
 // vectors by their kernel mean embeddings: the maximum mean discrepancy
 // MMD²(P, Q) = E k(p, p') + E k(q, q') − 2 E k(p, q) of GRDL's reference
-// distributions. Distances are summed directly, in float64, rather than
-// expanded as ‖u‖² + ‖v‖² − 2u·v, so that the kernel of two nearby points
-// keeps full precision, which the small MMDs of similar sets need. γ must
-// be positive; otherwise the values are not finite.
+// distributions.
+//
+// Distances are expanded as ‖u‖² + ‖v‖² − 2u·v, the inner products by
+// matrix products (tensor.Gemm) and the squared norms in float64, as
+// torch.cdist does for all but tiny inputs, and the gradients are matrix
+// products too: Σ_j w_ij (x_i − y_j) = (Σ_j w_ij)·x_i − (W·Y)_i. The
+// expansion loses the last bits of the distance of two nearby points
+// (about 1e-7 of ‖u‖² + ‖v‖² in float32), far below the 1e-6 that GRDL
+// adds under its square root; a negative rounded distance is taken as 0,
+// and a point's distance to itself is exactly 0. The exponentials run
+// four at a time (tensor.ExpNegAbs). γ must be positive; otherwise the
+// values are not finite.
+
+// sqNorms sets dst[i] = ‖row i of x‖², summed in float64.
+func sqNorms[T Float](dst []T, x *tensor.Dense[T]) []T {
+	d := x.Cols
+	dst = growT(dst, x.Rows)
+	for i := range dst {
+		s := 0.0
+		for _, v := range x.Data[i*d : (i+1)*d] {
+			s += float64(v) * float64(v)
+		}
+		dst[i] = T(s)
+	}
+	return dst
+}
+
+// gaussianRow turns one row of inner products g[j] = u·v_j into the
+// scaled distances a[j] = max(‖u‖² + ‖v_j‖² − 2g[j], 0)/γ and the kernel
+// values k[j] = e^{−a[j]} (k may be g): float32 by tensor.GaussianRow32,
+// float64 by its own arithmetic and tensor.ExpNegAbs. self ≥ 0 marks the
+// entry of u itself, whose distance is exactly 0.
+func gaussianRow[T Float](k, a, g []T, nu T, nv []T, inv float64, self int) {
+	if k32, ok := any(k).([]float32); ok {
+		a32, _ := any(a).([]float32)
+		g32, _ := any(g).([]float32)
+		nv32, _ := any(nv).([]float32)
+		tensor.GaussianRow32(k32, a32, g32, nv32, float32(nu), float32(inv))
+	} else {
+		for j, v := range g {
+			a[j] = T(max(float64(nu)+float64(nv[j])-2*float64(v), 0) * inv)
+		}
+		tensor.ExpNegAbs(k, a)
+	}
+	if self >= 0 {
+		a[self], k[self] = 0, 1
+	}
+}
+
+// kernelCols is the width of the blocks of kernel values computed at
+// once: tensor.Gemm's row kernel takes outputs up to 128 wide.
+const kernelCols = 128
 
 // gaussianKernelOp is the record of K[i][j] = exp(−‖x_i − y_j‖²/γ).
 type gaussianKernelOp[T Float] struct {
 	x, y, gamma, out *Var[T]
-	dist             []T // ‖x_i − y_j‖², row-major like K, for ∂γ
-	// Method values bound once per record: handing a stored func to
-	// ParallelFor allocates nothing, building a closure per pass would.
-	fwd, bwdX, bwdY func(lo, hi int)
+	dist             []T       // ‖x_i − y_j‖²/γ, row-major like K, for ∂γ
+	w, wt            []T       // (2/γ)·∂K ⊙ K and its transpose
+	nx, ny           []T       // squared row norms
+	sums             []float64 // row or column sums of w
+	// Views and a block of inner products, kept here so that passing them
+	// to tensor.Gemm allocates nothing.
+	yb, g, wv, wtv tensor.Dense[T]
 }
 
-// forwardRows computes rows [lo, hi) of K and of the distances.
-func (p *gaussianKernelOp[T]) forwardRows(lo, hi int) {
-	m, d := p.y.Value.Rows, p.x.Value.Cols
-	inv := 1 / float64(p.gamma.Value.Data[0])
-	K, xs, ys := p.out.Value.Data, p.x.Value.Data, p.y.Value.Data
-	for i := lo; i < hi; i++ {
-		xi := xs[i*d : (i+1)*d]
-		for j := 0; j < m; j++ {
-			s := 0.0
-			for k, v := range ys[j*d : (j+1)*d] {
-				e := float64(xi[k]) - float64(v)
-				s += e * e
-			}
-			K[i*m+j] = T(math.Exp(-s * inv))
-			p.dist[i*m+j] = T(s)
-		}
-	}
-}
-
-// backwardX adds ∂x_i = −(2/γ)·Σ_j W_ij (x_i − y_j), W = ∂K ⊙ K, for the
-// rows [lo, hi) of x.
-func (p *gaussianKernelOp[T]) backwardX(lo, hi int) {
-	m, d := p.y.Value.Rows, p.x.Value.Cols
-	c := 2 / float64(p.gamma.Value.Data[0])
-	K, G, xs, ys := p.out.Value.Data, p.out.Grad.Data, p.x.Value.Data, p.y.Value.Data
-	for i := lo; i < hi; i++ {
-		xi, dx := xs[i*d:(i+1)*d], p.x.Grad.Data[i*d:(i+1)*d]
-		for j := 0; j < m; j++ {
-			w := c * float64(G[i*m+j]) * float64(K[i*m+j])
-			if w == 0 {
-				continue
-			}
-			for k, v := range ys[j*d : (j+1)*d] {
-				dx[k] -= T(w * (float64(xi[k]) - float64(v)))
-			}
-		}
-	}
-}
-
-// backwardY adds ∂y_j = (2/γ)·Σ_i W_ij (x_i − y_j) for the rows [lo, hi)
-// of y.
-func (p *gaussianKernelOp[T]) backwardY(lo, hi int) {
-	n, m, d := p.x.Value.Rows, p.y.Value.Rows, p.x.Value.Cols
-	c := 2 / float64(p.gamma.Value.Data[0])
-	K, G, xs, ys := p.out.Value.Data, p.out.Grad.Data, p.x.Value.Data, p.y.Value.Data
-	for j := lo; j < hi; j++ {
-		yj, dy := ys[j*d:(j+1)*d], p.y.Grad.Data[j*d:(j+1)*d]
-		for i := 0; i < n; i++ {
-			w := c * float64(G[i*m+j]) * float64(K[i*m+j])
-			if w == 0 {
-				continue
-			}
-			for k, v := range xs[i*d : (i+1)*d] {
-				dy[k] += T(w * (float64(v) - float64(yj[k])))
-			}
-		}
-	}
-}
-
-// Backward implements Op; ∂γ = Σ_ij W_ij‖x_i − y_j‖²/γ².
+// Backward implements Op. With W = (2/γ)·∂K ⊙ K:
+// ∂x_i = −Σ_j W_ij (x_i − y_j) = (W·Y)_i − (Σ_j W_ij)·x_i,
+// ∂y_j = Σ_i W_ij (x_i − y_j) = (Wᵀ·X)_j − (Σ_i W_ij)·y_j and
+// ∂γ = Σ_ij ∂K_ij K_ij ‖x_i − y_j‖²/γ².
 func (p *gaussianKernelOp[T]) Backward(out *Var[T]) {
 	n, m, d := p.x.Value.Rows, p.y.Value.Rows, p.x.Value.Cols
-	if p.x.requiresGrad {
-		tensor.ParallelFor(n, m*d, p.bwdX)
-	}
-	if p.y.requiresGrad {
-		tensor.ParallelFor(m, n*d, p.bwdY)
+	inv := 1 / float64(p.gamma.Value.Data[0])
+	c := T(2 * inv)
+	p.w, p.wt = growT(p.w, n*m), growT(p.wt, n*m)
+	W, Wt := p.w, p.wt
+	s := 0.0
+	for i := range n {
+		for j := range m {
+			e := i*m + j
+			w := out.Grad.Data[e] * out.Value.Data[e]
+			s += float64(w) * float64(p.dist[e])
+			W[e], Wt[j*n+i] = c*w, c*w
+		}
 	}
 	if p.gamma.requiresGrad {
-		g := float64(p.gamma.Value.Data[0])
-		s := 0.0
-		for e, k := range out.Value.Data {
-			s += float64(out.Grad.Data[e]) * float64(k) * float64(p.dist[e])
+		p.gamma.Grad.Data[0] += T(s * inv)
+	}
+	if p.x.requiresGrad {
+		p.sums = growF64(p.sums, n)
+		for i := range n {
+			r := 0.0
+			for _, v := range W[i*m : (i+1)*m] {
+				r += float64(v)
+			}
+			p.sums[i] = r
 		}
-		p.gamma.Grad.Data[0] += T(s / (g * g))
+		p.wv = tensor.Dense[T]{Rows: n, Cols: m, Data: W}
+		tensor.Gemm(&p.x.Grad, &p.wv, &p.y.Value, false, false, 1, 1)
+		subScaledRows(p.x.Grad.Data, p.x.Value.Data, p.sums, 1, d)
+	}
+	if p.y.requiresGrad {
+		p.sums = growF64(p.sums, m)
+		for j := range m {
+			r := 0.0
+			for _, v := range Wt[j*n : (j+1)*n] {
+				r += float64(v)
+			}
+			p.sums[j] = r
+		}
+		p.wtv = tensor.Dense[T]{Rows: m, Cols: n, Data: Wt}
+		tensor.Gemm(&p.y.Grad, &p.wtv, &p.x.Value, false, false, 1, 1)
+		subScaledRows(p.y.Grad.Data, p.y.Value.Data, p.sums, 1, d)
+	}
+}
+
+// subScaledRows subtracts c·r[i]·(row i of x) from row i of dst (width d).
+func subScaledRows[T Float](dst, x []T, r []float64, c float64, d int) {
+	for i, ri := range r {
+		f := T(c * ri)
+		if f == 0 {
+			continue
+		}
+		dx := dst[i*d : (i+1)*d]
+		for k, v := range x[i*d : (i+1)*d] {
+			dx[k] -= f * v
+		}
 	}
 }
 
@@ -114,132 +150,124 @@ func GaussianKernel[T Float](t *Tape[T], x, y, gamma *Var[T]) *Var[T] {
 	}
 	out := t.Node(n, m, x, y, gamma)
 	p := OpOf[gaussianKernelOp[T]](out)
-	if p.fwd == nil {
-		p.fwd, p.bwdX, p.bwdY = p.forwardRows, p.backwardX, p.backwardY
-	}
 	p.x, p.y, p.gamma, p.out = x, y, gamma, out
-	if cap(p.dist) < n*m {
-		p.dist = make([]T, n*m)
+	p.dist = growT(p.dist, n*m)
+	p.nx = sqNorms(p.nx, &x.Value)
+	p.ny = sqNorms(p.ny, &y.Value)
+	inv := 1 / float64(gamma.Value.Data[0])
+	K := out.Value.Data
+	// Blocks of up to kernelCols columns: x·y_blockᵀ, then the distances
+	// and kernel values of each row's stretch of the block.
+	for j0 := 0; j0 < m; j0 += kernelCols {
+		j1 := min(j0+kernelCols, m)
+		w := j1 - j0
+		p.yb = tensor.Dense[T]{Rows: w, Cols: d, Data: y.Value.Data[j0*d : j1*d]}
+		p.g.Reshape(n, w)
+		tensor.Gemm(&p.g, &x.Value, &p.yb, false, true, 1, 0)
+		for i := range n {
+			self := -1
+			if x == y && i >= j0 && i < j1 {
+				self = i - j0
+			}
+			gaussianRow(K[i*m+j0:i*m+j1], p.dist[i*m+j0:i*m+j1], p.g.Data[i*w:(i+1)*w], p.nx[i], p.ny[j0:j1], inv, self)
+		}
 	}
-	p.dist = p.dist[:n*m]
-	tensor.ParallelFor(n, m*d, p.fwd)
 	return out
 }
 
+// segmentBlock is how many rows of a segment SegmentKernelMean takes at
+// once, each against the whole segment.
+const segmentBlock = kernelCols
+
 // segmentKernelMeanOp is the record of out[s] = mean over the ordered
-// pairs (i, j) of segment s of exp(−‖x_i − x_j‖²/γ).
+// pairs (i, j) of segment s of exp(−‖x_i − x_j‖²/γ). The kernel values
+// are not kept (they would take Σ n_s² values): Backward recomputes them
+// block by block.
 type segmentKernelMeanOp[T Float] struct {
 	x, gamma, out *Var[T]
 	segPtr        []int32
-	part          []float64 // per segment, its share of ∂γ
-	fwd, bwd      func(lo, hi int)
+	nx            []T
+	rs            []float64
+	a             []T // a block's scaled distances
+	// A block of kernel values and views into x and its gradient, kept
+	// here so that passing them to tensor.Gemm allocates nothing.
+	kt, xb, xs, gs tensor.Dense[T]
 }
 
-// pairDist is ‖x_i − x_j‖² for rows i and j of x (width d).
-func pairDist[T Float](xs []T, i, j, d int) float64 {
-	s := 0.0
-	xj := xs[j*d : (j+1)*d]
-	for k, v := range xs[i*d : (i+1)*d] {
-		e := float64(v) - float64(xj[k])
-		s += e * e
-	}
-	return s
-}
-
-// forwardSegments computes out[s] for the segments [lo, hi): the diagonal
-// gives n_s (k_ii = 1) and each unordered pair counts twice.
-func (p *segmentKernelMeanOp[T]) forwardSegments(lo, hi int) {
-	d := p.x.Value.Cols
-	inv := 1 / float64(p.gamma.Value.Data[0])
+// block computes, for the rows [i0, i1) of segment [a, b), the kernel
+// values of every row of the segment against them: an n×(i1−i0) block
+// (kᵀ of those rows; k is symmetric) in p.kt, the scaled distances in
+// p.a.
+func (p *segmentKernelMeanOp[T]) block(i0, i1, a, b int, inv float64) {
+	d, n, r := p.x.Value.Cols, b-a, i1-i0
 	xs := p.x.Value.Data
-	for s := lo; s < hi; s++ {
-		a, b := int(p.segPtr[s]), int(p.segPtr[s+1])
-		n := b - a
-		if n == 0 {
-			p.out.Value.Data[s] = 0
-			continue
+	p.xb = tensor.Dense[T]{Rows: r, Cols: d, Data: xs[i0*d : i1*d]}
+	p.xs = tensor.Dense[T]{Rows: n, Cols: d, Data: xs[a*d : b*d]}
+	p.kt.Reshape(n, r)
+	tensor.Gemm(&p.kt, &p.xs, &p.xb, false, true, 1, 0)
+	A := p.a[:n*r]
+	for j := range n {
+		self := -1
+		if v := a + j; v >= i0 && v < i1 {
+			self = v - i0
 		}
-		off := 0.0
-		for i := a; i < b; i++ {
-			for j := i + 1; j < b; j++ {
-				off += math.Exp(-pairDist(xs, i, j, d) * inv)
-			}
-		}
-		p.out.Value.Data[s] = T((float64(n) + 2*off) / float64(n*n))
+		row := p.kt.Data[j*r : (j+1)*r]
+		gaussianRow(row, A[j*r:(j+1)*r], row, p.nx[a+j], p.nx[i0:i1], inv, self)
 	}
 }
 
-// backwardSegments recomputes the pair kernels of the segments [lo, hi)
-// (storing them would take Σ n_s² values). Each unordered pair {i, j}
-// stands for k_ij and k_ji, so with w = ∂out[s]/n_s²:
-// ∂x_i −= (4w/γ)·k_ij (x_i − x_j), ∂x_j += the same, and
-// ∂γ += 2w·k_ij‖x_i − x_j‖²/γ². A segment writes only its own rows of ∂x.
-func (p *segmentKernelMeanOp[T]) backwardSegments(lo, hi int) {
-	d := p.x.Value.Cols
-	inv := 1 / float64(p.gamma.Value.Data[0])
-	xs := p.x.Value.Data
-	gx := p.x.requiresGrad
-	for s := lo; s < hi; s++ {
-		p.part[s] = 0
-		a, b := int(p.segPtr[s]), int(p.segPtr[s+1])
-		n := b - a
-		w := float64(p.out.Grad.Data[s]) / float64(max(n*n, 1))
-		if n < 2 || w == 0 {
-			continue
-		}
-		gs := 0.0
-		for i := a; i < b; i++ {
-			xi := xs[i*d : (i+1)*d]
-			for j := i + 1; j < b; j++ {
-				dist := pairDist(xs, i, j, d)
-				kij := math.Exp(-dist * inv)
-				gs += kij * dist
-				if !gx {
-					continue
-				}
-				f := 4 * w * inv * kij
-				xj := xs[j*d : (j+1)*d]
-				dxi, dxj := p.x.Grad.Data[i*d:(i+1)*d], p.x.Grad.Data[j*d:(j+1)*d]
-				for k, v := range xi {
-					e := T(f * (float64(v) - float64(xj[k])))
-					dxi[k] -= e
-					dxj[k] += e
-				}
-			}
-		}
-		p.part[s] = 2 * w * gs * inv * inv
-	}
-}
-
-// Backward implements Op.
+// Backward implements Op. With w = ∂out[s]/n_s² and c = 4w/γ, for the
+// ordered pairs of segment s (each pair {i, j} stands for k_ij and k_ji):
+// ∂x_j = −c·Σ_i k_ji (x_j − x_i) = c·(K·X)_j − c·(Σ_i k_ji)·x_j, and
+// ∂γ = w·Σ_ij k_ij‖x_i − x_j‖²/γ².
 func (p *segmentKernelMeanOp[T]) Backward(out *Var[T]) {
 	if !p.x.requiresGrad && !p.gamma.requiresGrad {
 		return
 	}
-	S := len(p.segPtr) - 1
-	tensor.ParallelFor(S, pairCost(p.segPtr, p.x.Value.Cols), p.bwd)
-	if p.gamma.requiresGrad {
-		s := 0.0
-		for _, v := range p.part[:S] {
-			s += v
+	d := p.x.Value.Cols
+	inv := 1 / float64(p.gamma.Value.Data[0])
+	dg := 0.0
+	for s := range len(p.segPtr) - 1 {
+		a, b := int(p.segPtr[s]), int(p.segPtr[s+1])
+		n := b - a
+		w := float64(out.Grad.Data[s]) / float64(max(n*n, 1))
+		if n < 2 || w == 0 {
+			continue
 		}
-		p.gamma.Grad.Data[0] += T(s)
+		c := T(4 * w * inv)
+		p.rs = growF64(p.rs, n)
+		clear(p.rs)
+		gsum := 0.0
+		for i0 := a; i0 < b; i0 += segmentBlock {
+			i1 := min(i0+segmentBlock, b)
+			r := i1 - i0
+			p.block(i0, i1, a, b, inv)
+			for j := range n {
+				row, A := p.kt.Data[j*r:(j+1)*r], p.a[j*r:(j+1)*r]
+				if v := a + j; v >= i0 && v < i1 {
+					row[v-i0] = 0 // x_j − x_j = 0
+				}
+				rj := 0.0
+				for q, k := range row {
+					rj += float64(k)
+					gsum += float64(k) * float64(A[q])
+					row[q] = c * k
+				}
+				p.rs[j] += rj
+			}
+			if p.x.requiresGrad {
+				p.gs = tensor.Dense[T]{Rows: n, Cols: d, Data: p.x.Grad.Data[a*d : b*d]}
+				tensor.Gemm(&p.gs, &p.kt, &p.xb, false, false, 1, 1)
+			}
+		}
+		dg += w * gsum * inv
+		if p.x.requiresGrad {
+			subScaledRows(p.x.Grad.Data[a*d:b*d], p.x.Value.Data[a*d:b*d], p.rs, float64(c), d)
+		}
 	}
-}
-
-// pairCost is the work per segment of a pairwise pass, for ParallelFor:
-// the mean number of unordered pairs of a segment times the width.
-func pairCost(segPtr []int32, d int) int {
-	S := len(segPtr) - 1
-	if S <= 0 {
-		return 1
+	if p.gamma.requiresGrad {
+		p.gamma.Grad.Data[0] += T(dg)
 	}
-	pairs := 0
-	for s := 0; s < S; s++ {
-		n := int(segPtr[s+1] - segPtr[s])
-		pairs += n * (n - 1) / 2
-	}
-	return max(1, pairs/S*d)
 }
 
 // SegmentKernelMean records, for each segment s of the rows of x (the
@@ -248,9 +276,9 @@ func pairCost(segPtr []int32, d int) int {
 // diagonal included: the term E k(p, p') of the empirical MMD² (the
 // biased V-statistic). out is S×1; an empty segment gives 0. Only pairs
 // within a segment are visited, so the cost is Σ n_s²·d rather than the
-// (Σ n_s)²·d of GaussianKernel of x with itself, and no pair is stored.
-// segPtr must run from 0 to x's rows and not change until Backward has
-// run; gamma is 1×1.
+// (Σ n_s)²·d of GaussianKernel of x with itself, and at most
+// segmentBlock·n_s kernel values are held at a time. segPtr must run from
+// 0 to x's rows and not change until Backward has run; gamma is 1×1.
 func SegmentKernelMean[T Float](t *Tape[T], x, gamma *Var[T], segPtr []int32) *Var[T] {
 	mgCheckSegPtr("SegmentKernelMean", segPtr, x.Value.Rows)
 	if gamma.Value.Rows != 1 || gamma.Value.Cols != 1 {
@@ -259,14 +287,30 @@ func SegmentKernelMean[T Float](t *Tape[T], x, gamma *Var[T], segPtr []int32) *V
 	S := len(segPtr) - 1
 	out := t.Node(S, 1, x, gamma)
 	p := OpOf[segmentKernelMeanOp[T]](out)
-	if p.fwd == nil {
-		p.fwd, p.bwd = p.forwardSegments, p.backwardSegments
-	}
 	p.x, p.gamma, p.out, p.segPtr = x, gamma, out, segPtr
-	if cap(p.part) < S {
-		p.part = make([]float64, S)
+	p.nx = sqNorms(p.nx, &x.Value)
+	need := 0
+	for s := range S {
+		n := int(segPtr[s+1] - segPtr[s])
+		need = max(need, min(n, segmentBlock)*n)
 	}
-	p.part = p.part[:S]
-	tensor.ParallelFor(S, pairCost(segPtr, x.Value.Cols), p.fwd)
+	p.a = growT(p.a, need)
+	inv := 1 / float64(gamma.Value.Data[0])
+	for s := range S {
+		a, b := int(segPtr[s]), int(segPtr[s+1])
+		n := b - a
+		if n == 0 {
+			out.Value.Data[s] = 0
+			continue
+		}
+		sum := 0.0
+		for i0 := a; i0 < b; i0 += segmentBlock {
+			p.block(i0, min(i0+segmentBlock, b), a, b, inv)
+			for _, k := range p.kt.Data {
+				sum += float64(k)
+			}
+		}
+		out.Value.Data[s] = T(sum / float64(n*n))
+	}
 	return out
 }

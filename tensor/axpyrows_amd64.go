@@ -101,6 +101,17 @@ func tanhDotBackLinksAVX(dst, dst2 *float32, dw *float64, tau, w, up *float32, c
 //go:noescape
 func sigmoid64AVX(dst, x *float64, n int)
 
+// expNegAbs64AVX is ExpNegAbs on float64 for n a multiple of 4; dst may
+// be x.
+//
+//go:noescape
+func expNegAbs64AVX(dst, x *float64, n int)
+
+// gaussRow32AVX is GaussianRow32 for n a multiple of 8.
+//
+//go:noescape
+func gaussRow32AVX(k, a, dot, nv *float32, n int, nu, inv float32)
+
 // log64AVX is Log64 for n a multiple of 4, up to the first block with a
 // value that is not positive, normal and finite; it returns how many values
 // it did.

@@ -1,0 +1,173 @@
+//go:build !purego
+
+#include "textflag.h"
+
+DATA expc<>+0(SB)/8, $1.4426950408889634 // log2e
+DATA expc<>+8(SB)/8, $6.93147180369123816490e-01 // ln2hi
+DATA expc<>+16(SB)/8, $1.90821492927058770002e-10 // ln2lo
+DATA expc<>+24(SB)/8, $-708.0 // lo
+DATA expc<>+32(SB)/8, $6755399441056767.0 // magic
+DATA expc<>+40(SB)/8, $0x8000000000000000 // sign bit
+DATA expc<>+48(SB)/8, $2.08767569878681e-09 // 1/12!
+DATA expc<>+56(SB)/8, $2.505210838544172e-08 // 1/11!
+DATA expc<>+64(SB)/8, $2.755731922398589e-07 // 1/10!
+DATA expc<>+72(SB)/8, $2.7557319223985893e-06 // 1/9!
+DATA expc<>+80(SB)/8, $2.48015873015873e-05 // 1/8!
+DATA expc<>+88(SB)/8, $0.0001984126984126984 // 1/7!
+DATA expc<>+96(SB)/8, $0.001388888888888889 // 1/6!
+DATA expc<>+104(SB)/8, $0.008333333333333333 // 1/5!
+DATA expc<>+112(SB)/8, $0.041666666666666664 // 1/4!
+DATA expc<>+120(SB)/8, $0.16666666666666666 // 1/3!
+DATA expc<>+128(SB)/8, $0.5 // 1/2!
+DATA expc<>+136(SB)/8, $1.0 // 1/1!
+DATA expc<>+144(SB)/8, $1.0 // 1/0!
+GLOBL expc<>(SB), RODATA|NOPTR, $152
+
+// func expNegAbs64AVX(dst, x *float64, n int)
+//
+// dst[i] = e^{−|x[i]|} for i < n (n a multiple of 4), as sigmoid64AVX
+// computes its t: a = max(−|x|, −708), n = round(a·log₂e), r = a − n·ln2
+// (two-part ln2), e^r by its degree-12 Taylor polynomial (|r| ≤ ln2/2:
+// relative error below 2e-15), times 2^n built in the exponent bits.
+// dst may be x.
+TEXT ·expNegAbs64AVX(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JZ edone
+	VBROADCASTSD expc<>+40(SB), Y15 // sign bit
+	VBROADCASTSD expc<>+0(SB), Y13  // log2e
+	VBROADCASTSD expc<>+8(SB), Y12  // ln2hi
+	VBROADCASTSD expc<>+16(SB), Y11 // ln2lo
+	VBROADCASTSD expc<>+24(SB), Y10 // −708
+	VBROADCASTSD expc<>+32(SB), Y9  // 1.5·2^52 + 1023
+eloop:
+	VMOVUPD (SI), Y0
+	VORPD Y15, Y0, Y1 // a = −|x|
+	VMAXPD Y1, Y10, Y1 // a ≥ −708 (a NaN passes through)
+	VMULPD Y13, Y1, Y2
+	VROUNDPD $0, Y2, Y2 // n
+	VMOVAPD Y1, Y3
+	VFNMADD231PD Y12, Y2, Y3
+	VFNMADD231PD Y11, Y2, Y3 // r
+	VBROADCASTSD expc<>+48(SB), Y4
+	VBROADCASTSD expc<>+56(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+64(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+72(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+80(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+88(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+96(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+104(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+112(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+120(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+128(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+136(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VBROADCASTSD expc<>+144(SB), Y5
+	VFMADD213PD Y5, Y3, Y4
+	VADDPD Y9, Y2, Y5
+	VPSLLQ $52, Y5, Y5 // 2^n
+	VMULPD Y5, Y4, Y4  // e^a
+	VMOVUPD Y4, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ eloop
+edone:
+	VZEROUPPER
+	RET
+
+DATA gaussc<>+0(SB)/4, $2.0
+DATA gaussc<>+4(SB)/4, $87.0 // the largest a taken: e^{−87} ≈ 1.6e-38 stays normal
+DATA gaussc<>+8(SB)/4, $0x80000000 // sign bit
+DATA gaussc<>+12(SB)/4, $1.44269504088896341 // log2e
+DATA gaussc<>+16(SB)/4, $0.693359375 // ln2 high part (Cephes C1)
+DATA gaussc<>+20(SB)/4, $-2.12194440e-4 // ln2 low part (C2)
+DATA gaussc<>+24(SB)/4, $12583039.0 // 1.5·2^23 + 127
+DATA gaussc<>+28(SB)/4, $1.9841269841269841e-4 // 1/7!
+DATA gaussc<>+32(SB)/4, $1.3888888888888889e-3 // 1/6!
+DATA gaussc<>+36(SB)/4, $8.3333333333333333e-3 // 1/5!
+DATA gaussc<>+40(SB)/4, $4.1666666666666667e-2 // 1/4!
+DATA gaussc<>+44(SB)/4, $0.16666666666666667 // 1/3!
+DATA gaussc<>+48(SB)/4, $0.5 // 1/2!
+DATA gaussc<>+52(SB)/4, $1.0 // 1/1! and 1/0!
+GLOBL gaussc<>(SB), RODATA|NOPTR, $56
+
+// func gaussRow32AVX(k, a, dot, nv *float32, n int, nu, inv float32)
+//
+// For j < n (n a multiple of 8): a[j] = max(nu + nv[j] − 2·g[j], 0)·inv
+// and k[j] = e^{−min(a[j], 87)}: with n = round(x·log₂e) for x = −a,
+// r = x − n·ln2 (two-part ln2, |r| ≤ ln2/2), e^r by its degree-7 Taylor
+// polynomial (truncation below 6e-9) times 2^n built in the exponent
+// bits. A NaN passes through both.
+TEXT ·gaussRow32AVX(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), DI
+	MOVQ a+8(FP), R8
+	MOVQ dot+16(FP), SI
+	MOVQ nv+24(FP), DX
+	MOVQ n+32(FP), CX
+	VBROADCASTSS nu+40(FP), Y15
+	VBROADCASTSS inv+44(FP), Y14
+	SHRQ $3, CX
+	JZ gdone
+	VBROADCASTSS gaussc<>+0(SB), Y13  // 2
+	VXORPS Y12, Y12, Y12              // 0
+	VBROADCASTSS gaussc<>+4(SB), Y11  // 87
+	VBROADCASTSS gaussc<>+8(SB), Y10  // sign bit
+	VBROADCASTSS gaussc<>+12(SB), Y9  // log2e
+	VBROADCASTSS gaussc<>+16(SB), Y8  // C1
+	VBROADCASTSS gaussc<>+20(SB), Y7  // C2
+	VBROADCASTSS gaussc<>+24(SB), Y6  // 1.5·2^23 + 127
+gloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS (DX), Y1
+	VADDPS Y15, Y1, Y1
+	VFNMADD231PS Y13, Y0, Y1 // nu + nv − 2g
+	VMAXPS Y1, Y12, Y1       // max(·, 0), a NaN passes
+	VMULPS Y14, Y1, Y1       // a
+	VMOVUPS Y1, (R8)
+	VMINPS Y1, Y11, Y2       // min(a, 87), a NaN passes
+	VXORPS Y10, Y2, Y2       // x = −a
+	VMULPS Y9, Y2, Y3
+	VROUNDPS $0, Y3, Y3      // n
+	VMOVAPS Y2, Y4
+	VFNMADD231PS Y8, Y3, Y4
+	VFNMADD231PS Y7, Y3, Y4  // r
+	VBROADCASTSS gaussc<>+28(SB), Y5
+	VBROADCASTSS gaussc<>+32(SB), Y0
+	VFMADD213PS Y0, Y4, Y5
+	VBROADCASTSS gaussc<>+36(SB), Y0
+	VFMADD213PS Y0, Y4, Y5
+	VBROADCASTSS gaussc<>+40(SB), Y0
+	VFMADD213PS Y0, Y4, Y5
+	VBROADCASTSS gaussc<>+44(SB), Y0
+	VFMADD213PS Y0, Y4, Y5
+	VBROADCASTSS gaussc<>+48(SB), Y0
+	VFMADD213PS Y0, Y4, Y5
+	VBROADCASTSS gaussc<>+52(SB), Y0
+	VFMADD213PS Y0, Y4, Y5
+	VFMADD213PS Y0, Y4, Y5   // e^r
+	VADDPS Y6, Y3, Y3
+	VPSLLD $23, Y3, Y3       // 2^n
+	VMULPS Y3, Y5, Y5
+	VMOVUPS Y5, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	ADDQ $32, DI
+	DECQ CX
+	JNZ gloop
+gdone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,109 @@
+package tensor
+
+import (
+	"math"
+	"testing"
+)
+
+// TestExpNegAbs compares with math.Exp over the whole range, both signs,
+// the floor at e^{−708}, ±Inf and NaN, in float64 and float32, at lengths
+// that are not multiples of the vector width or of the float32 chunk.
+func TestExpNegAbs(t *testing.T) {
+	var x []float64
+	for i := -20000; i <= 20000; i++ {
+		x = append(x, float64(i)*0.0371)
+	}
+	x = append(x, 0, math.Copysign(0, -1), 700, -708, 709.5, -745, 1e6, math.Inf(1), math.Inf(-1), 1e-300, 36.7, 1, 2)
+	dst := make([]float64, len(x))
+	ExpNegAbs(dst, x)
+	for i, v := range x {
+		want, got := math.Exp(-math.Abs(v)), dst[i]
+		switch {
+		case math.Abs(v) > 708:
+			if !(got >= 0 && got <= 1e-300) {
+				t.Errorf("e^−|%v| = %v, want 0 or a tiny positive value", v, got)
+			}
+		case math.Abs(got-want) > 1e-14*want:
+			t.Errorf("e^−|%v| = %v, want %v (relative error %.2g)", v, got, want, math.Abs(got-want)/want)
+		}
+	}
+	x32 := make([]float32, 1001)
+	for i := range x32 {
+		x32[i] = float32(i-500) * 0.173
+	}
+	d32 := make([]float32, len(x32))
+	ExpNegAbs(d32, x32)
+	for i, v := range x32 {
+		if want := float32(math.Exp(-math.Abs(float64(v)))); d32[i] != want {
+			t.Errorf("float32 e^−|%v| = %v, want %v", v, d32[i], want)
+		}
+	}
+	nan := []float64{math.NaN(), 1, 2, 3}
+	ExpNegAbs(nan, nan)
+	if !math.IsNaN(nan[0]) || math.Abs(nan[1]-math.Exp(-1)) > 1e-16 {
+		t.Errorf("e^−|NaN| = %v, e^−1 = %v", nan[0], nan[1])
+	}
+}
+
+func BenchmarkExpNegAbs(b *testing.B) {
+	x := make([]float32, 4096)
+	for i := range x {
+		x[i] = float32(i%200) * 0.1
+	}
+	dst := make([]float32, len(x))
+	b.SetBytes(int64(4 * len(x)))
+	for i := 0; i < b.N; i++ {
+		ExpNegAbs(dst, x)
+	}
+}
+
+// TestGaussianRow32 checks the fused distances and kernel values against
+// float64 arithmetic (the kernel values against e^{−a} of the rounded a
+// returned, whose own error is checked first): both tails (a far beyond e^{−87} and a rounding
+// negative distance), NaN, and a length that is not a multiple of 8.
+func TestGaussianRow32(t *testing.T) {
+	const n = 1003
+	g, nv, k, a := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	nu, inv := float32(3.5), float32(1/2.5)
+	for j := range g {
+		g[j] = float32(j%97)*0.37 - 9
+		nv[j] = float32(j%31) * 0.9
+	}
+	g[5], nv[5] = 1.75+1e-6, 0 // nu + nv − 2g < 0
+	g[6] = -1000               // a ≈ 800: beyond the floor
+	g[9] = float32(math.NaN())
+	GaussianRow32(k, a, g, nv, nu, inv)
+	for j := range g {
+		wa := max(float64(nu)+float64(nv[j])-2*float64(g[j]), 0) * float64(inv)
+		wk := math.Exp(-float64(a[j])) // of the float32 a returned
+		switch {
+		case j == 9:
+			if !math.IsNaN(float64(a[j])) || !math.IsNaN(float64(k[j])) {
+				t.Errorf("NaN inner product: a = %v, k = %v", a[j], k[j])
+			}
+		case math.Abs(float64(a[j])-wa) > 2e-6*max(wa, 1):
+			t.Errorf("a[%d] = %v, want %v", j, a[j], wa)
+		case wa > 87:
+			if !(k[j] >= 0 && k[j] < 2e-38) {
+				t.Errorf("k[%d] = %v at a = %v, want 0 or a tiny positive value", j, k[j], wa)
+			}
+		case math.Abs(float64(k[j])-wk) > 3e-7*wk+1e-30:
+			t.Errorf("k[%d] = %v, want %v (relative error %.2g)", j, k[j], wk, math.Abs(float64(k[j])-wk)/wk)
+		}
+	}
+	if a[5] != 0 || k[5] != 1 {
+		t.Errorf("negative rounded distance: a = %v, k = %v, want 0 and 1", a[5], k[5])
+	}
+}
+
+func BenchmarkGaussianRow32(b *testing.B) {
+	const n = 4096
+	g, nv, k, a := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+	for j := range g {
+		g[j], nv[j] = float32(j%97)*0.1, float32(j%31)
+	}
+	b.SetBytes(4 * n)
+	for i := 0; i < b.N; i++ {
+		GaussianRow32(k, a, g, nv, 20, 0.01)
+	}
+}
