@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -337,6 +338,42 @@ type BenchRecord struct {
 	Variant string `json:"variant"`
 	train.Summary
 	Error string `json:"error,omitempty"`
+}
+
+// MarshalJSON writes the record as its fields, except that an aggregate
+// that is not a finite number (the mean of a cell none of whose runs
+// finished, as when a bench is interrupted) is null: JSON has no NaN, and
+// a 0 would read as a result.
+func (r BenchRecord) MarshalJSON() ([]byte, error) {
+	type plain BenchRecord
+	s := r.Summary
+	if finite(s.MeanAcc, s.StdAcc, s.MeanValAcc, s.TrainSeconds, s.SecondsPerRun) {
+		return json.Marshal(plain(r))
+	}
+	num := func(x float64) *float64 {
+		if !finite(x) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(struct {
+		plain
+		MeanAcc       *float64 `json:"mean_acc"`
+		StdAcc        *float64 `json:"std_acc"`
+		MeanValAcc    *float64 `json:"mean_val_acc"`
+		TrainSeconds  *float64 `json:"train_seconds"`
+		SecondsPerRun *float64 `json:"seconds_per_run"`
+	}{plain(r), num(s.MeanAcc), num(s.StdAcc), num(s.MeanValAcc), num(s.TrainSeconds), num(s.SecondsPerRun)})
+}
+
+// finite reports whether every x is neither NaN nor infinite.
+func finite(xs ...float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // cellResult is one variant's protocol run on one dataset.
