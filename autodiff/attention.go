@@ -35,7 +35,6 @@ type attentionOp[T Float] struct {
 	keep               float64 // 1/(1−p)
 	seed               uint64
 	blocks, groups     int
-	f32                bool
 	// Head-major copies of the inputs: qs = q·scale (n×dh per head), kh and
 	// vh (m×dh), and the transposes khT, vhT (dh×m), so that every product
 	// below reads contiguous matrices.
@@ -152,8 +151,6 @@ func (p *attentionOp[T]) forward(q, k, v, out *Var[T], heads int, dropout float6
 	}
 	p.blocks = (n + attnBlock - 1) / attnBlock
 	p.groups = min(attnGroups, p.blocks)
-	var zero T
-	_, p.f32 = any(zero).(float32)
 	p.split()
 	if n > 0 {
 		tensor.ParallelFor(heads*p.blocks, m*attnBlock*(2*p.dh+8), p.fwd)
@@ -255,32 +252,16 @@ func (p *attentionOp[T]) maskRow(row []T, h, i0, j int) {
 }
 
 // expRow sets row[c] = exp(row[c] − shift[c]) and, with sum, adds it to
-// sum[c]: for float32 attnExp's arithmetic, inlined by hand (the
-// exponentials dominate the op and attnExp is too large for the compiler
-// to inline), for float64 math.Exp.
+// sum[c]: for float32 tensor.ExpShifted32 (the exponentials dominate the
+// op), for float64 math.Exp.
 func (p *attentionOp[T]) expRow(row []T, shift, sum []float64) {
 	shift = shift[:len(row)]
-	if !p.f32 {
-		for c, s := range row {
-			e := math.Exp(float64(s) - shift[c])
-			row[c] = T(e)
-			if sum != nil {
-				sum[c] += e
-			}
-		}
+	if r32, ok := any(row).([]float32); ok {
+		tensor.ExpShifted32(r32, shift, sum)
 		return
 	}
 	for c, s := range row {
-		x := float64(s) - shift[c]
-		var e float64
-		if x > -104 {
-			t := x*math.Log2E + expShifter
-			y := x - (t-expShifter)*math.Ln2
-			e = 1 + y*(1+y*(1.0/2+y*(1.0/6+y*(1.0/24+y*(1.0/120+y*(1.0/720+y*(1.0/5040)))))))
-			e *= math.Float64frombits((math.Float64bits(t) - math.Float64bits(expShifter) + 1023) << 52)
-		} else if x != x {
-			e = x
-		}
+		e := math.Exp(float64(s) - shift[c])
 		row[c] = T(e)
 		if sum != nil {
 			sum[c] += e
@@ -460,28 +441,6 @@ func (p *attentionOp[T]) reduceRows(lo, hi int) {
 			}
 		}
 	}
-}
-
-// expShifter rounds to an integer when added: x·log₂e + expShifter holds
-// round(x·log₂e) in its low mantissa bits.
-const expShifter = 0x1.8p52
-
-// attnExp is expRow's float32 exponential, e^x for x ≤ 0 to a relative
-// 1e-8, far below float32's resolution, at a fraction of math.Exp's cost:
-// e^x = 2^n·e^y with n = round(x/ln2) (by expShifter), |y| ≤ ln2/2, and
-// e^y from its degree-7 Taylor polynomial, whose error is below
-// (ln2/2)⁸/8! ≈ 5e-9. Results under float32's smallest subnormal are 0.
-func attnExp(x float64) float64 {
-	if !(x > -104) {
-		if x != x {
-			return x
-		}
-		return 0
-	}
-	t := x*math.Log2E + expShifter
-	y := x - (t-expShifter)*math.Ln2
-	e := 1 + y*(1+y*(1.0/2+y*(1.0/6+y*(1.0/24+y*(1.0/120+y*(1.0/720+y*(1.0/5040)))))))
-	return e * math.Float64frombits((math.Float64bits(t)-math.Float64bits(expShifter)+1023)<<52)
 }
 
 func growT[T Float](b []T, n int) []T {

@@ -231,28 +231,3 @@ func TestAttentionPanics(t *testing.T) {
 	}
 }
 
-// attnExp is within 1e-8 of math.Exp over the range the op feeds it, and
-// the float32 rows get its value rounded.
-func TestAttnExp(t *testing.T) {
-	worst := 0.0
-	for x := -103.99; x <= 1e-3; x += 3.7e-4 {
-		worst = max(worst, math.Abs(attnExp(x)/math.Exp(x)-1))
-	}
-	if worst > 1e-8 {
-		t.Errorf("relative error %.3g", worst)
-	}
-	if attnExp(-200) != 0 || !math.IsNaN(attnExp(math.NaN())) {
-		t.Error("attnExp(-200) or attnExp(NaN) wrong")
-	}
-	op := &attentionOp[float32]{f32: true}
-	row := []float32{-3, -0.5, 0, 2, -150}
-	shift := []float64{1, 0.25, 0, 2.5, 0}
-	want := make([]float32, len(row))
-	for c := range row {
-		want[c] = float32(attnExp(float64(row[c]) - shift[c]))
-	}
-	op.expRow(row, shift, nil)
-	if !slices.Equal(row, want) {
-		t.Errorf("expRow %v, attnExp %v", row, want)
-	}
-}

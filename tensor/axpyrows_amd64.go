@@ -112,6 +112,11 @@ func expNegAbs64AVX(dst, x *float64, n int)
 //go:noescape
 func gaussRow32AVX(k, a, dot, nv *float32, n int, nu, inv float32)
 
+// expShifted32AVX is ExpShifted32 for n a multiple of 4; sum may be nil.
+//
+//go:noescape
+func expShifted32AVX(row *float32, shift, sum *float64, n int)
+
 // log64AVX is Log64 for n a multiple of 4, up to the first block with a
 // value that is not positive, normal and finite; it returns how many values
 // it did.

@@ -68,6 +68,10 @@ func gaussRow32AVX(k, a, dot, nv *float32, n int, nu, inv float32) {
 	panic("tensor: gaussRow32AVX without AVX2")
 }
 
+func expShifted32AVX(row *float32, shift, sum *float64, n int) {
+	panic("tensor: expShifted32AVX without AVX2")
+}
+
 func maxIndex32(src *int32, n int) uint32 { panic("tensor: maxIndex32 without AVX2") }
 
 func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32) {

@@ -81,3 +81,57 @@ func GaussianRow32(k, a, g, nv []float32, nu, inv float32) {
 		a[j], k[j] = v, float32(math.Exp(-float64(v)))
 	}
 }
+
+// ExpShifted32 sets row[c] = float32(e^{row[c] − shift[c]}) and, when sum
+// is not nil, adds the float64 value to sum[c]: the exponentials of a
+// softmax over keys, shift being the running maximum (so the exponents
+// are ≤ 0). The exponential is expShifted's, to a relative 1e-8 (far
+// below float32's resolution); on AVX2 four values at a time run in
+// assembly with the same operations in the same order, so every build
+// gives the same bits.
+func ExpShifted32(row []float32, shift, sum []float64) {
+	n := len(row)
+	if len(shift) < n || (sum != nil && len(sum) < n) {
+		panic(fmt.Sprintf("tensor: ExpShifted32 of %d values with %d shifts and %d sums", n, len(shift), len(sum)))
+	}
+	done := 0
+	if haveAVX2FMA {
+		done = n &^ 3
+		if done > 0 {
+			var s *float64
+			if sum != nil {
+				s = &sum[0]
+			}
+			expShifted32AVX(&row[0], &shift[0], s, done)
+		}
+	}
+	for c := done; c < n; c++ {
+		e := expShifted(float64(row[c]) - shift[c])
+		row[c] = float32(e)
+		if sum != nil {
+			sum[c] += e
+		}
+	}
+}
+
+// expShifter rounds to an integer when added: x·log₂e + expShifter holds
+// round(x·log₂e) in its low mantissa bits.
+const expShifter = 0x1.8p52
+
+// expShifted is e^x for x ≤ 0 to a relative 1e-8, at a fraction of
+// math.Exp's cost: e^x = 2^n·e^y with n = round(x/ln2) (by expShifter),
+// |y| ≤ ln2/2, and e^y from its degree-7 Taylor polynomial, whose error
+// is below (ln2/2)⁸/8! ≈ 5e-9. It is 0 for x ≤ −104 (under float32's
+// smallest subnormal) and NaN for NaN.
+func expShifted(x float64) float64 {
+	if !(x > -104) {
+		if x != x {
+			return x
+		}
+		return 0
+	}
+	t := x*math.Log2E + expShifter
+	y := x - (t-expShifter)*math.Ln2
+	e := 1 + y*(1+y*(1.0/2+y*(1.0/6+y*(1.0/24+y*(1.0/120+y*(1.0/720+y*(1.0/5040)))))))
+	return e * math.Float64frombits((math.Float64bits(t)-math.Float64bits(expShifter)+1023)<<52)
+}

@@ -171,3 +171,91 @@ gloop:
 gdone:
 	VZEROUPPER
 	RET
+
+DATA shexpc<>+0(SB)/8, $0x3ff71547652b82fe // log2e
+DATA shexpc<>+8(SB)/8, $0x4338000000000000 // expShifter = 1.5·2^52
+DATA shexpc<>+16(SB)/8, $0x3fe62e42fefa39ef // ln2
+DATA shexpc<>+24(SB)/8, $0x3f2a01a01a01a01a // 1/5040
+DATA shexpc<>+32(SB)/8, $0x3f56c16c16c16c17 // 1/720
+DATA shexpc<>+40(SB)/8, $0x3f81111111111111 // 1/120
+DATA shexpc<>+48(SB)/8, $0x3fa5555555555555 // 1/24
+DATA shexpc<>+56(SB)/8, $0x3fc5555555555555 // 1/6
+DATA shexpc<>+64(SB)/8, $0x3fe0000000000000 // 1/2
+DATA shexpc<>+72(SB)/8, $0x3ff0000000000000 // 1
+DATA shexpc<>+80(SB)/8, $-104.0
+DATA shexpc<>+88(SB)/8, $1023
+GLOBL shexpc<>(SB), RODATA|NOPTR, $96
+
+// func expShifted32AVX(row *float32, shift, sum *float64, n int)
+//
+// expShifted for four values at a time (n a multiple of 4), with the same
+// operations in the same order, none fused, so the same bits:
+// x = float64(row) − shift, t = x·log₂e + 1.5·2^52,
+// y = x − (t − 1.5·2^52)·ln2, e = Horner's degree-7 Taylor polynomial
+// of e^y times 2^round(x·log₂e) from t's bits; 0 where x ≤ −104, x where
+// x is NaN. row = float32(e); sum += e when sum is not nil.
+TEXT ·expShifted32AVX(SB), NOSPLIT, $0-32
+	MOVQ row+0(FP), DI
+	MOVQ shift+8(FP), SI
+	MOVQ sum+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JZ xdone
+	VBROADCASTSD shexpc<>+0(SB), Y15  // log2e
+	VBROADCASTSD shexpc<>+8(SB), Y14  // shifter
+	VBROADCASTSD shexpc<>+16(SB), Y13 // ln2
+	VBROADCASTSD shexpc<>+72(SB), Y12 // 1
+	VBROADCASTSD shexpc<>+80(SB), Y11 // −104
+	VPBROADCASTQ shexpc<>+88(SB), Y10 // 1023
+xloop:
+	VCVTPS2PD (DI), Y0
+	VSUBPD (SI), Y0, Y0      // x
+	VMULPD Y15, Y0, Y1
+	VADDPD Y14, Y1, Y1       // t
+	VSUBPD Y14, Y1, Y2
+	VMULPD Y13, Y2, Y2
+	VSUBPD Y2, Y0, Y2        // y = x − (t − shifter)·ln2
+	VBROADCASTSD shexpc<>+24(SB), Y3
+	VMULPD Y2, Y3, Y3        // y/5040
+	VBROADCASTSD shexpc<>+32(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD shexpc<>+40(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD shexpc<>+48(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD shexpc<>+56(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD shexpc<>+64(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD Y12, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VADDPD Y12, Y3, Y3       // e^y
+	VPSUBQ Y14, Y1, Y5
+	VPADDQ Y10, Y5, Y5
+	VPSLLQ $52, Y5, Y5       // 2^n
+	VMULPD Y5, Y3, Y3        // e
+	VCMPPD $0x1e, Y11, Y0, Y6 // x > −104 (false for NaN)
+	VANDPD Y6, Y3, Y3
+	VCMPPD $3, Y0, Y0, Y7    // x is NaN
+	VANDPD Y7, Y0, Y7
+	VORPD Y7, Y3, Y3
+	VCVTPD2PSY Y3, X8
+	VMOVUPS X8, (DI)
+	TESTQ DX, DX
+	JZ xnext
+	VADDPD (DX), Y3, Y3
+	VMOVUPD Y3, (DX)
+	ADDQ $32, DX
+xnext:
+	ADDQ $16, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ xloop
+xdone:
+	VZEROUPPER
+	RET

@@ -2,6 +2,8 @@ package tensor
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -105,5 +107,64 @@ func BenchmarkGaussianRow32(b *testing.B) {
 	b.SetBytes(4 * n)
 	for i := 0; i < b.N; i++ {
 		GaussianRow32(k, a, g, nv, 20, 0.01)
+	}
+}
+
+// expShifted is within 1e-8 of math.Exp over the range a softmax feeds
+// it, 0 below −104 and NaN for NaN.
+func TestExpShifted(t *testing.T) {
+	worst := 0.0
+	for x := -103.99; x <= 1e-3; x += 3.7e-4 {
+		worst = max(worst, math.Abs(expShifted(x)/math.Exp(x)-1))
+	}
+	if worst > 1e-8 {
+		t.Errorf("relative error %.3g", worst)
+	}
+	if expShifted(-200) != 0 || !math.IsNaN(expShifted(math.NaN())) {
+		t.Error("expShifted(-200) or expShifted(NaN) wrong")
+	}
+}
+
+// ExpShifted32 gives expShifted's bits, with and without sums, at every
+// length and over values that cross −104, positive exponents, infinities
+// and NaN.
+func TestExpShifted32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 3, 4, 5, 8, 37, 1000} {
+		row, shift, sum := make([]float32, n), make([]float64, n), make([]float64, n)
+		for c := range row {
+			row[c] = float32(rng.NormFloat64() * 40)
+			shift[c] = rng.NormFloat64() * 30
+			sum[c] = rng.Float64()
+		}
+		if n > 7 {
+			row[1], row[2], row[3], shift[4] = float32(math.NaN()), float32(math.Inf(-1)), float32(math.Inf(1)), -104
+			row[4], row[5], shift[5] = -208, -104, 0
+		}
+		wantRow, wantSum := make([]float32, n), slices.Clone(sum)
+		for c := range row {
+			e := expShifted(float64(row[c]) - shift[c])
+			wantRow[c] = float32(e)
+			wantSum[c] += e
+		}
+		noSum := slices.Clone(row)
+		ExpShifted32(row, shift, sum)
+		ExpShifted32(noSum, shift, nil)
+		for c := range row {
+			same := func(a, b float64) bool { return a == b || (a != a && b != b) }
+			if !same(float64(row[c]), float64(wantRow[c])) || !same(float64(noSum[c]), float64(wantRow[c])) || !same(sum[c], wantSum[c]) {
+				t.Fatalf("n=%d c=%d: row %v, without sums %v, sum %v; want %v and %v", n, c, row[c], noSum[c], sum[c], wantRow[c], wantSum[c])
+			}
+		}
+	}
+}
+
+func BenchmarkExpShifted32(b *testing.B) {
+	row, shift, sum := make([]float32, 4096), make([]float64, 4096), make([]float64, 4096)
+	for i := 0; i < b.N; i++ {
+		for c := range row {
+			row[c] = float32(-(c % 50))
+		}
+		ExpShifted32(row, shift, sum)
 	}
 }
