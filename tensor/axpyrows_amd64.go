@@ -117,6 +117,13 @@ func gaussRow32AVX(k, a, dot, nv *float32, n int, nu, inv float32)
 //go:noescape
 func expShifted32AVX(row *float32, shift, sum *float64, n int)
 
+// gelu32AVX is GELU32 for n a multiple of 4, up to the first group of
+// four it leaves to the scalar code; it returns how many values it did.
+// slope may be nil.
+//
+//go:noescape
+func gelu32AVX(y *float32, slope *float64, x *float32, n int) int
+
 // log64AVX is Log64 for n a multiple of 4, up to the first block with a
 // value that is not positive, normal and finite; it returns how many values
 // it did.

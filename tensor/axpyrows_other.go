@@ -72,6 +72,10 @@ func expShifted32AVX(row *float32, shift, sum *float64, n int) {
 	panic("tensor: expShifted32AVX without AVX2")
 }
 
+func gelu32AVX(y *float32, slope *float64, x *float32, n int) int {
+	panic("tensor: gelu32AVX without AVX2")
+}
+
 func maxIndex32(src *int32, n int) uint32 { panic("tensor: maxIndex32 without AVX2") }
 
 func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, rows int, acc bool, mask *int32) {

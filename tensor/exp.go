@@ -135,3 +135,54 @@ func expShifted(x float64) float64 {
 	e := 1 + y*(1+y*(1.0/2+y*(1.0/6+y*(1.0/24+y*(1.0/120+y*(1.0/720+y*(1.0/5040)))))))
 	return e * math.Float64frombits((math.Float64bits(t)-math.Float64bits(expShifter)+1023)<<52)
 }
+
+// GELU32 sets y[i] = float32(z·Φ(z)) for z = float64(x[i]), the exact GELU
+// with float32 resolution, and, when slope is not nil, slope[i] = Φ(z) +
+// z·φ(z), its derivative. Φ(z) comes from Abramowitz and Stegun's 7.1.26
+// approximation of erf (error below 1.5e-7, float32's resolution), which
+// shares e^{−z²/2} with the density φ: erfc(a) ≈ t·P(t)·e^{−a²},
+// t = 1/(1 + 0.3275911a), a = |z|/√2. On AVX2+FMA four values at a time
+// run in assembly with geluGo's operations in its order, e^{−z²/2} as
+// math.Exp computes it, so every build gives the same bits.
+func GELU32(y []float32, slope []float64, x []float32) {
+	n := len(x)
+	if len(y) != n || (slope != nil && len(slope) != n) {
+		panic(fmt.Sprintf("tensor: GELU32 of %d values into %d and %d", n, len(y), len(slope)))
+	}
+	i := 0
+	if haveAVX2FMA {
+		for n4 := n &^ 3; i < n4; {
+			var s *float64
+			if slope != nil {
+				s = &slope[i]
+			}
+			i += gelu32AVX(&y[i], s, &x[i], n4-i)
+			if i < n4 { // a group with a very large |z| or a NaN
+				geluGo(y[i:i+4], slope, x[i:i+4], i)
+				i += 4
+			}
+		}
+	}
+	geluGo(y[i:], slope, x[i:], i)
+}
+
+// geluGo is GELU32 for the values x, whose slopes (if any) go to
+// slope[off:].
+func geluGo(y []float32, slope []float64, x []float32, off int) {
+	for i, v := range x {
+		z := float64(v)
+		e := math.Exp(-z * z / 2)
+		pdf := e / math.Sqrt(2*math.Pi)
+		a := math.Abs(z) / math.Sqrt2
+		t := 1 / (1 + 0.3275911*a)
+		erfc := t * (0.254829592 + t*(-0.284496736+t*(1.421413741+t*(-1.453152027+t*1.061405429)))) * e
+		cdf := erfc / 2
+		if z >= 0 {
+			cdf = 1 - erfc/2
+		}
+		y[i] = float32(z * cdf)
+		if slope != nil {
+			slope[off+i] = cdf + z*pdf
+		}
+	}
+}

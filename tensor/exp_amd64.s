@@ -259,3 +259,152 @@ xnext:
 xdone:
 	VZEROUPPER
 	RET
+
+DATA geluc<>+0(SB)/8, $0x3ff71547652b82fe  // log2e
+DATA geluc<>+8(SB)/8, $0x3fe62e42fefa3000  // ln2, upper part (math.archExp's LN2U)
+DATA geluc<>+16(SB)/8, $0x3d53de6af278ece6 // ln2, lower part (LN2L)
+DATA geluc<>+24(SB)/8, $0.0625
+DATA geluc<>+32(SB)/8, $0x3efa01a01a01a01a // 1/8!
+DATA geluc<>+40(SB)/8, $0x3f2a01a01a01a01a // 1/7!
+DATA geluc<>+48(SB)/8, $0x3f56c16c16c16c17 // 1/6!
+DATA geluc<>+56(SB)/8, $0x3f81111111111111 // 1/5!
+DATA geluc<>+64(SB)/8, $0x3fa5555555555555 // 1/4!
+DATA geluc<>+72(SB)/8, $0x3fc5555555555555 // 1/3!
+DATA geluc<>+80(SB)/8, $0.5
+DATA geluc<>+88(SB)/8, $1.0
+DATA geluc<>+96(SB)/8, $2.0
+DATA geluc<>+104(SB)/8, $-708.0
+DATA geluc<>+112(SB)/8, $1023
+DATA geluc<>+120(SB)/8, $0x40040d931ff62705 // √(2π)
+DATA geluc<>+128(SB)/8, $0x3ff6a09e667f3bcd // √2
+DATA geluc<>+136(SB)/8, $0x3fd4f740a93d7b8c // 0.3275911
+DATA geluc<>+144(SB)/8, $0x3ff0fb844255a12d // 1.061405429
+DATA geluc<>+152(SB)/8, $0xbff7401c57014c39 // −1.453152027
+DATA geluc<>+160(SB)/8, $0x3ff6be1c55bae157 // 1.421413741
+DATA geluc<>+168(SB)/8, $0xbfd23531cc3c1469 // −0.284496736
+DATA geluc<>+176(SB)/8, $0x3fd04f20c6ec5a7e // 0.254829592
+DATA geluc<>+184(SB)/8, $0x7fffffffffffffff // abs mask
+DATA geluc<>+192(SB)/8, $0x8000000000000000 // sign bit
+GLOBL geluc<>(SB), RODATA|NOPTR, $200
+
+// func gelu32AVX(y *float32, slope *float64, x *float32, n int) int
+//
+// geluGo for four values at a time (n a multiple of 4), with the same
+// operations in the same order, so the same bits: e^{−z²/2} as
+// math.Exp computes it on a CPU with FMA (math/exp_amd64.s: k =
+// round(x·log₂e), r = (x − k·ln2 hi − k·ln2 lo, fused)/16, a degree-8
+// Taylor polynomial by fused steps, squared four times as (p+2)·p, times
+// 2^k), then Abramowitz and Stegun's 7.1.26 for Φ. It stops before the
+// first group of four with an exponent −z²/2 not above −708 (or NaN),
+// which math.Exp takes another way, and returns how many values it did.
+// slope may be nil.
+TEXT ·gelu32AVX(SB), NOSPLIT, $0-40
+	MOVQ y+0(FP), DI
+	MOVQ slope+8(FP), DX
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	XORQ AX, AX
+	SHRQ $2, CX
+	JZ udone
+	VBROADCASTSD geluc<>+0(SB), Y15   // log2e
+	VBROADCASTSD geluc<>+8(SB), Y14   // ln2 hi
+	VBROADCASTSD geluc<>+16(SB), Y13  // ln2 lo
+	VBROADCASTSD geluc<>+96(SB), Y12  // 2
+	VBROADCASTSD geluc<>+88(SB), Y11  // 1
+	VBROADCASTSD geluc<>+104(SB), Y10 // −708
+	VBROADCASTSD geluc<>+80(SB), Y9   // 0.5
+uloop:
+	VCVTPS2PD (SI), Y0       // z
+	VMULPD Y0, Y0, Y1
+	VBROADCASTSD geluc<>+192(SB), Y2
+	VXORPD Y2, Y1, Y1        // (−z)·z
+	VMULPD Y9, Y1, Y1        // x = −z·z/2
+	VCMPPD $0x1e, Y10, Y1, Y2 // x > −708
+	VMOVMSKPD Y2, BX
+	CMPQ BX, $15
+	JNE udone
+	// e = math.Exp(x)
+	VMULPD Y15, Y1, Y2
+	VCVTPD2DQY Y2, X3        // k, rounded to nearest
+	VCVTDQ2PD X3, Y2
+	VFNMADD231PD Y14, Y2, Y1
+	VFNMADD231PD Y13, Y2, Y1
+	VBROADCASTSD geluc<>+24(SB), Y4
+	VMULPD Y4, Y1, Y1        // r
+	VBROADCASTSD geluc<>+32(SB), Y4
+	VBROADCASTSD geluc<>+40(SB), Y5
+	VFMADD213PD Y5, Y1, Y4
+	VBROADCASTSD geluc<>+48(SB), Y5
+	VFMADD213PD Y5, Y1, Y4
+	VBROADCASTSD geluc<>+56(SB), Y5
+	VFMADD213PD Y5, Y1, Y4
+	VBROADCASTSD geluc<>+64(SB), Y5
+	VFMADD213PD Y5, Y1, Y4
+	VBROADCASTSD geluc<>+72(SB), Y5
+	VFMADD213PD Y5, Y1, Y4
+	VFMADD213PD Y9, Y1, Y4
+	VFMADD213PD Y11, Y1, Y4
+	VMULPD Y4, Y1, Y1
+	VADDPD Y12, Y1, Y4
+	VMULPD Y4, Y1, Y1
+	VADDPD Y12, Y1, Y4
+	VMULPD Y4, Y1, Y1
+	VADDPD Y12, Y1, Y4
+	VMULPD Y4, Y1, Y1
+	VADDPD Y12, Y1, Y4
+	VFMADD213PD Y11, Y4, Y1
+	VPMOVSXDQ X3, Y3
+	VPBROADCASTQ geluc<>+112(SB), Y4
+	VPADDQ Y4, Y3, Y3
+	VPSLLQ $52, Y3, Y3
+	VMULPD Y3, Y1, Y1        // e
+	// φ = e/√(2π); a = |z|/√2; t = 1/(1 + 0.3275911a)
+	VBROADCASTSD geluc<>+120(SB), Y4
+	VDIVPD Y4, Y1, Y6        // pdf
+	VBROADCASTSD geluc<>+184(SB), Y4
+	VANDPD Y4, Y0, Y2
+	VBROADCASTSD geluc<>+128(SB), Y4
+	VDIVPD Y4, Y2, Y2        // a
+	VBROADCASTSD geluc<>+136(SB), Y4
+	VMULPD Y4, Y2, Y2
+	VADDPD Y11, Y2, Y2
+	VDIVPD Y2, Y11, Y2       // t
+	VBROADCASTSD geluc<>+144(SB), Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD geluc<>+152(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD geluc<>+160(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD geluc<>+168(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y2, Y3, Y3
+	VBROADCASTSD geluc<>+176(SB), Y4
+	VADDPD Y4, Y3, Y3
+	VMULPD Y3, Y2, Y3        // t·P(t)
+	VMULPD Y1, Y3, Y3        // erfc
+	VMULPD Y9, Y3, Y3        // erfc/2
+	VSUBPD Y3, Y11, Y4       // 1 − erfc/2
+	VXORPD Y5, Y5, Y5
+	VCMPPD $0x1d, Y5, Y0, Y5 // z ≥ 0
+	VBLENDVPD Y5, Y4, Y3, Y3 // cdf
+	VMULPD Y3, Y0, Y4
+	VCVTPD2PSY Y4, X4
+	VMOVUPS X4, (DI)         // y = float32(z·cdf)
+	TESTQ DX, DX
+	JZ unext
+	VMULPD Y6, Y0, Y4
+	VADDPD Y4, Y3, Y4        // cdf + z·pdf
+	VMOVUPD Y4, (DX)
+	ADDQ $32, DX
+unext:
+	ADDQ $16, DI
+	ADDQ $16, SI
+	ADDQ $4, AX
+	DECQ CX
+	JNZ uloop
+udone:
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET

@@ -168,3 +168,54 @@ func BenchmarkExpShifted32(b *testing.B) {
 		ExpShifted32(row, shift, sum)
 	}
 }
+
+// GELU32 gives geluGo's bits, which are nn's float32 GELU before it moved
+// here, with and without slopes, over ordinary values, values whose
+// exponent math.Exp takes another way (|z| > 37.6), ±0, infinities and
+// NaN, at lengths that are not multiples of 4; and e^{−z²/2} inside it is
+// math.Exp's.
+func TestGELU32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := make([]float32, 20003)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64() * 4)
+	}
+	copy(x[100:], []float32{0, float32(math.Copysign(0, -1)), 37.5, -37.7, 38, 40, 1e20, float32(math.Inf(1)),
+		float32(math.Inf(-1)), float32(math.NaN()), 1e-30, -1e-30})
+	y, slope := make([]float32, len(x)), make([]float64, len(x))
+	wy, ws := make([]float32, len(x)), make([]float64, len(x))
+	GELU32(y, slope, x)
+	geluGo(wy, ws, x, 0)
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b) }
+	for i := range x {
+		if !same(float64(y[i]), float64(wy[i])) || !same(slope[i], ws[i]) {
+			t.Fatalf("GELU(%v) = %v, slope %v; want %v, %v", x[i], y[i], slope[i], wy[i], ws[i])
+		}
+	}
+	y2 := make([]float32, 7)
+	GELU32(y2, nil, x[:7])
+	if !slices.Equal(y2, wy[:7]) {
+		t.Errorf("without slopes: %v, want %v", y2, wy[:7])
+	}
+	// The worst error against the exact GELU, z·erfc(−z/√2)/2.
+	worst := 0.0
+	for z := -8.0; z <= 8; z += 1e-3 {
+		var g [1]float32
+		GELU32(g[:], nil, []float32{float32(z)})
+		zz := float64(float32(z))
+		worst = max(worst, math.Abs(float64(g[0])-zz*math.Erfc(-zz/math.Sqrt2)/2))
+	}
+	if worst > 2e-6 {
+		t.Errorf("GELU error %.3g", worst)
+	}
+}
+
+func BenchmarkGELU32(b *testing.B) {
+	x, y, s := make([]float32, 4096), make([]float32, 4096), make([]float64, 4096)
+	for i := range x {
+		x[i] = float32(i%200)*0.05 - 5
+	}
+	for i := 0; i < b.N; i++ {
+		GELU32(y, s, x)
+	}
+}
