@@ -230,4 +230,3 @@ func TestAttentionPanics(t *testing.T) {
 		}()
 	}
 }
-
