@@ -13,15 +13,16 @@ import (
 // distributions.
 //
 // Distances are expanded as ‖u‖² + ‖v‖² − 2u·v, the inner products by
-// matrix products (tensor.Gemm) and the squared norms in float64, as
-// torch.cdist does for all but tiny inputs, and the gradients are matrix
-// products too: Σ_j w_ij (x_i − y_j) = (Σ_j w_ij)·x_i − (W·Y)_i. The
-// expansion loses the last bits of the distance of two nearby points
+// matrix products (tensor.Gemm) and the squared norms summed in float64,
+// as torch.cdist does for all but tiny inputs, and the gradients are
+// matrix products too: Σ_j w_ij (x_i − y_j) = (Σ_j w_ij)·x_i − (W·Y)_i.
+// The expansion loses the last bits of the distance of two nearby points
 // (about 1e-7 of ‖u‖² + ‖v‖² in float32), far below the 1e-6 that GRDL
 // adds under its square root; a negative rounded distance is taken as 0,
-// and a point's distance to itself is exactly 0. The exponentials run
-// four at a time (tensor.ExpNegAbs). γ must be positive; otherwise the
-// values are not finite.
+// and a point's distance to itself is exactly 0. The distances and
+// exponentials of a row run in vector code (tensor.GaussianRow32 for
+// float32, tensor.ExpNegAbs for float64). γ must be positive; otherwise
+// the values are not finite.
 
 // sqNorms sets dst[i] = ‖row i of x‖², summed in float64.
 func sqNorms[T Float](dst []T, x *tensor.Dense[T]) []T {
