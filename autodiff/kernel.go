@@ -99,31 +99,30 @@ func (p *gaussianKernelOp[T]) Backward(out *Var[T]) {
 		p.gamma.Grad.Data[0] += T(s * inv)
 	}
 	if p.x.requiresGrad {
-		p.sums = growF64(p.sums, n)
-		for i := range n {
-			r := 0.0
-			for _, v := range W[i*m : (i+1)*m] {
-				r += float64(v)
-			}
-			p.sums[i] = r
-		}
+		p.sums = rowSums(p.sums, W, n, m)
 		p.wv = tensor.Dense[T]{Rows: n, Cols: m, Data: W}
 		tensor.Gemm(&p.x.Grad, &p.wv, &p.y.Value, false, false, 1, 1)
 		subScaledRows(p.x.Grad.Data, p.x.Value.Data, p.sums, 1, d)
 	}
 	if p.y.requiresGrad {
-		p.sums = growF64(p.sums, m)
-		for j := range m {
-			r := 0.0
-			for _, v := range Wt[j*n : (j+1)*n] {
-				r += float64(v)
-			}
-			p.sums[j] = r
-		}
+		p.sums = rowSums(p.sums, Wt, m, n)
 		p.wtv = tensor.Dense[T]{Rows: m, Cols: n, Data: Wt}
 		tensor.Gemm(&p.y.Grad, &p.wtv, &p.x.Value, false, false, 1, 1)
 		subScaledRows(p.y.Grad.Data, p.y.Value.Data, p.sums, 1, d)
 	}
+}
+
+// rowSums sets dst to the float64 sums of the r rows of the r×c matrix w.
+func rowSums[T Float](dst []float64, w []T, r, c int) []float64 {
+	dst = growF64(dst, r)
+	for i := range r {
+		s := 0.0
+		for _, v := range w[i*c : (i+1)*c] {
+			s += float64(v)
+		}
+		dst[i] = s
+	}
+	return dst
 }
 
 // subScaledRows subtracts c·r[i]·(row i of x) from row i of dst (width d).
