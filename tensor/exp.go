@@ -122,7 +122,10 @@ const expShifter = 0x1.8p52
 // math.Exp's cost: e^x = 2^n·e^y with n = round(x/ln2) (by expShifter),
 // |y| ≤ ln2/2, and e^y from its degree-7 Taylor polynomial, whose error
 // is below (ln2/2)⁸/8! ≈ 5e-9. It is 0 for x ≤ −104 (under float32's
-// smallest subnormal) and NaN for NaN.
+// smallest subnormal) and NaN for NaN. It is the segment softmax's
+// expFloat32 except for how n is rounded (ties to even here, and no
+// rounding of x·log₂e + ½), so the two can differ in the last bits; each
+// keeps the bits its op has always had.
 func expShifted(x float64) float64 {
 	if !(x > -104) {
 		if x != x {
