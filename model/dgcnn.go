@@ -75,13 +75,12 @@ func (c DGCNNConfig) Validate() error {
 
 // DGCNN is DGCNN's convolution stack with a per-node head.
 type DGCNN struct {
-	cfg    DGCNNConfig
-	shape  Shape
-	convs  []*nn.GCNConv[float32]
-	dense  *nn.Linear[float32]
-	out    *nn.Linear[float32]
-	in     nodeInput
-	layers []*autodiff.Var[float32] // the convolutions' outputs, reused every pass
+	cfg   DGCNNConfig
+	shape Shape
+	convs []*nn.GCNConv[float32]
+	dense *nn.Linear[float32]
+	out   *nn.Linear[float32]
+	in    nodeInput
 }
 
 // NewDGCNN builds the model for shape with weights drawn from seed.
@@ -101,20 +100,27 @@ func NewDGCNN(cfg DGCNNConfig, shape Shape, seed uint64) (*DGCNN, error) {
 	}
 	m.dense = nn.NewLinear[float32]("dense", total, cfg.Dense, true, rng)
 	m.out = nn.NewLinear[float32]("out", cfg.Dense, shape.Classes, true, rng)
-	m.layers = make([]*autodiff.Var[float32], len(m.convs))
 	return m, nil
 }
 
 // Embed records each node's concatenated multi-scale representation.
 func (m *DGCNN) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Features) *autodiff.Var[float32] {
 	m.in.prepare("dgcnn", m.shape, g, x)
+	// The layers' outputs live on the stack (up to 16 convolutions): the
+	// model keeps no per-pass state, so passes on two tapes may run at once.
+	var buf [16]*autodiff.Var[float32]
+	layers := buf[:]
+	if len(m.convs) > len(buf) {
+		layers = make([]*autodiff.Var[float32], len(m.convs))
+	}
+	layers = layers[:len(m.convs)]
 	h := autodiff.Tanh(t, m.convs[0].ForwardSparse(t, &m.in.adj, m.in.x.Apply(0, nil, false)))
-	m.layers[0] = h
+	layers[0] = h
 	for i, c := range m.convs[1:] {
 		h = autodiff.Tanh(t, c.Forward(t, &m.in.adj, h))
-		m.layers[i+1] = h
+		layers[i+1] = h
 	}
-	return autodiff.ConcatCols(t, m.layers...)
+	return autodiff.ConcatCols(t, layers...)
 }
 
 // Forward records the logits of every node.

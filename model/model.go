@@ -32,7 +32,10 @@ type NodeModel interface {
 	// training mode dropout draws from rng. The operators a model derives
 	// from g and x (normalised adjacency, links, transposes) are kept
 	// between calls for the same g and x, so g and x must not be modified
-	// while a model uses them.
+	// while a model uses them. In evaluation mode rng may be nil. Once a
+	// pass on g and x has run, a training pass and an evaluation pass on
+	// two tapes may run at once (train.RunNode overlaps them): Forward
+	// keeps no per-pass state in the model.
 	Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32]
 }
 

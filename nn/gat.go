@@ -28,7 +28,6 @@ type GATConv[T autodiff.Float] struct {
 	V2     bool
 	Slope  float64 // of the LeakyReLU (0.2)
 
-	heads []*autodiff.Var[T] // the heads' outputs, reused every pass
 }
 
 // NewGATConv returns a layer from In to Heads × Out features, Glorot
@@ -111,10 +110,14 @@ func (c *GATConv[T]) attend(t *autodiff.Tape[T], g *GATGraph[T], wh, whr *autodi
 	if g.Adj.A.Rows != wh.Value.Rows {
 		panic(fmt.Sprintf("nn: GATConv: %d nodes in the graph, %d feature rows", g.Adj.A.Rows, wh.Value.Rows))
 	}
-	if cap(c.heads) < c.Heads {
-		c.heads = make([]*autodiff.Var[T], c.Heads)
+	// The heads' outputs live on the stack (up to 16 heads): a layer
+	// keeps no per-pass state, so passes on two tapes may run at once.
+	var buf [16]*autodiff.Var[T]
+	heads := buf[:]
+	if c.Heads > len(buf) {
+		heads = make([]*autodiff.Var[T], c.Heads)
 	}
-	heads := c.heads[:c.Heads]
+	heads = heads[:c.Heads]
 	var scores *autodiff.Var[T] // GATv2: every head's, fused
 	if c.V2 {
 		scores = gatv2Scores(t, wh, whr, c.ASrc, g.Src, g.Dst, c.Heads, c.Out, c.Slope)

@@ -376,3 +376,10 @@ func (p *workerPool) ensure(n int) {
 func nanotime() int64 { return int64(time.Since(clockBase)) }
 
 var clockBase = time.Now()
+
+// FreeCores is the number of cores that no goroutine holds (Occupy): a
+// goroutine that wants two of them for work of its own, two passes side by
+// side, checks it first.
+func FreeCores() int {
+	return max(runtime.GOMAXPROCS(0)-int(occupied.Load()), 0)
+}

@@ -172,3 +172,23 @@ func TestSerial(t *testing.T) {
 		t.Error("GOMAXPROCS=1 is not serial")
 	}
 }
+
+func TestFreeCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	if got := FreeCores(); got != 3 {
+		t.Errorf("idle: %d free cores, want 3", got)
+	}
+	r1 := Occupy()
+	if got := FreeCores(); got != 2 {
+		t.Errorf("one occupied: %d free cores, want 2", got)
+	}
+	r2 := OccupyAll()
+	if got := FreeCores(); got != 0 {
+		t.Errorf("all occupied: %d free cores, want 0", got)
+	}
+	r2()
+	r1()
+	if got := FreeCores(); got != 3 {
+		t.Errorf("released: %d free cores, want 3", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/optim"
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // Config is the training loop's configuration. The zero value is not
@@ -187,6 +188,18 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 
 // step runs one training step and returns the training loss.
 func (tr *nodeTrainer) step(epoch int) (float64, error) {
+	lv, err := tr.gradients(epoch)
+	if err != nil {
+		return lv, err
+	}
+	return lv, tr.update(epoch)
+}
+
+// gradients records the forward pass of a training step and sets the
+// parameters' gradients by the backward pass; it returns the training
+// loss. It reads the parameters but does not change them, so an
+// evaluation pass of the previous epoch may run beside it (overlapEval).
+func (tr *nodeTrainer) gradients(epoch int) (float64, error) {
 	tr.tape.Reset()
 	logits := tr.m.Forward(&tr.tape, tr.ds.Graph, tr.ds.X, true, tr.rng)
 	loss := autodiff.SoftmaxCrossEntropy(&tr.tape, logits, tr.labels, tr.split.Train)
@@ -195,28 +208,35 @@ func (tr *nodeTrainer) step(epoch int) (float64, error) {
 		return lv, fmt.Errorf("train: epoch %d: training loss is %v: %w", epoch, lv, ErrNonFinite)
 	}
 	tr.opt.ZeroGrad()
-	if err := tr.tape.Backward(loss); err != nil {
-		return lv, err
-	}
+	return lv, tr.tape.Backward(loss)
+}
+
+// update clips the gradients and takes the optimiser step.
+func (tr *nodeTrainer) update(epoch int) error {
 	if tr.cfg.Clip > 0 {
 		if _, err := optim.ClipGradNorm(tr.params, tr.cfg.Clip); err != nil {
-			return lv, fmt.Errorf("train: epoch %d: %w: %w", epoch, ErrNonFinite, err)
+			return fmt.Errorf("train: epoch %d: %w: %w", epoch, ErrNonFinite, err)
 		}
 	}
 	if err := tr.opt.Step(); err != nil {
-		return lv, fmt.Errorf("train: epoch %d: %w", epoch, err)
+		return fmt.Errorf("train: epoch %d: %w", epoch, err)
 	}
-	return lv, checkFinite(epoch, tr.params)
+	return checkFinite(epoch, tr.params)
 }
 
-// evaluate scores every node in evaluation mode and fills e's accuracies;
-// it returns the validation loss.
+// evaluate scores every node in evaluation mode on the training tape and
+// fills e's accuracies; it returns the validation loss.
 func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
 	t := &tr.tape
 	t.NoGrad = true
 	defer func() { t.NoGrad = false }()
+	return tr.evaluateOn(t, e)
+}
+
+// evaluateOn is evaluate on the tape t, which has NoGrad set.
+func (tr *nodeTrainer) evaluateOn(t *autodiff.Tape[float32], e *Epoch) float64 {
 	t.Reset()
-	out := tr.m.Forward(t, tr.ds.Graph, tr.ds.X, false, tr.rng)
+	out := tr.m.Forward(t, tr.ds.Graph, tr.ds.X, false, nil)
 	vl := autodiff.SoftmaxCrossEntropy(t, out, tr.labels, tr.split.Val)
 	e.TrainAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Train)
 	e.ValAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Val)
@@ -227,6 +247,11 @@ func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
 // RunNode trains m full-batch on split.Train for cfg.Epochs epochs,
 // evaluating every epoch, and returns the accuracies at the epoch of best
 // validation accuracy. progress, if non-nil, is called after every epoch.
+// On a small graph with two cores free, each epoch's evaluation runs beside
+// the next epoch's forward and backward passes (see overlapEval); the
+// results are the same bits either way, and m's Forward must then allow a
+// training and an evaluation pass on two tapes at once, as every
+// registered node model does.
 func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch)) (Result, error) {
 	return runNode(m, ds, split, cfg, seed, progress, nil, nil)
 }
@@ -243,24 +268,12 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 	res := Result{Seed: seed, ValAcc: -1}
 	sinceBest := 0
 	var selected []float32 // the parameters of the selected epoch, for onModel
-	div := divergence{off: cfg.AllowDivergence}
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		if stopped(stop) {
-			return res, fmt.Errorf("train: at epoch %d: %w", epoch, ErrInterrupted)
-		}
-		tr.opt.SetLR(tr.lr(epoch - 1))
-		lv, err := tr.step(epoch)
-		if err == nil {
-			err = div.check(epoch, lv, lv) // a node epoch is one step
-		}
-		if err != nil {
-			return res, err
-		}
-		ep := Epoch{Epoch: epoch, Loss: lv, LR: tr.opt.LR()}
-		valLoss := tr.evaluate(&ep)
+	// finish takes an evaluated epoch into the result and reports whether
+	// the run stops there (patience).
+	finish := func(ep Epoch, valLoss float64) bool {
 		if res.improvedBy(ep.ValAcc, valLoss) {
 			ep.Best = true
-			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = epoch, ep.TrainAcc, ep.ValAcc, ep.TestAcc, valLoss
+			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = ep.Epoch, ep.TrainAcc, ep.ValAcc, ep.TestAcc, valLoss
 			sinceBest = 0
 			if onModel != nil {
 				selected = selected[:0]
@@ -271,7 +284,7 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 		} else {
 			sinceBest++
 		}
-		res.Epochs = epoch
+		res.Epochs = ep.Epoch
 		if progress != nil {
 			if cr, ok := m.(model.CurvatureReporter); ok {
 				tr.curv = cr.AppendCurvatures(tr.curv[:0])
@@ -279,10 +292,62 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 			}
 			progress(ep)
 		}
-		if cfg.Patience > 0 && sinceBest >= cfg.Patience {
+		return cfg.Patience > 0 && sinceBest >= cfg.Patience
+	}
+	var ev *evaluator
+	if overlapEval(ds) {
+		// Every kernel runs on its caller while the two passes share the
+		// cores (the same chunks, so the same bits).
+		defer tensor.OccupyAll()()
+		ev = tr.startEvaluator()
+		defer ev.close()
+	}
+	// With ev, epoch e's evaluation runs on the second core while epoch
+	// e+1's forward and backward passes run here: both only read the
+	// parameters, which change in update, after the evaluation is done.
+	// Epochs are taken into the result in order, as without ev.
+	pending := false
+	drain := func() bool {
+		if !pending {
+			return false
+		}
+		pending = false
+		ep, valLoss := ev.wait()
+		return finish(ep, valLoss)
+	}
+	div := divergence{off: cfg.AllowDivergence}
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		if stopped(stop) {
+			if drain() {
+				break
+			}
+			return res, fmt.Errorf("train: at epoch %d: %w", epoch, ErrInterrupted)
+		}
+		lv, err := tr.gradients(epoch)
+		if drain() {
+			break // the previous epoch ends the run: this one's gradients are dropped
+		}
+		if err == nil {
+			err = div.check(epoch, lv, lv) // a node epoch is one step
+		}
+		if err != nil {
+			return res, err
+		}
+		tr.opt.SetLR(tr.lr(epoch - 1))
+		if err := tr.update(epoch); err != nil {
+			return res, err
+		}
+		ep := Epoch{Epoch: epoch, Loss: lv, LR: tr.opt.LR()}
+		if ev != nil {
+			ev.start(ep)
+			pending = true
+			continue
+		}
+		if finish(ep, tr.evaluate(&ep)) {
 			break
 		}
 	}
+	drain()
 	res.Seconds = time.Since(start).Seconds()
 	if onModel != nil && res.BestEpoch > 0 {
 		swapParams(tr.state, selected)
@@ -291,6 +356,76 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 	}
 	return res, nil
 }
+
+// overlapMaxLinks bounds the graphs whose evaluation passes overlap the
+// training steps: links (arcs plus nodes) up to it. On small graphs the
+// kernels' chunks are too short for a second core to pay off inside a
+// pass, while a whole evaluation pass beside the next step keeps it busy;
+// larger graphs keep the kernels parallel and their memory for one tape
+// (docs/performance.md).
+const overlapMaxLinks = 1 << 16
+
+// overlapEval reports whether a run on ds evaluates each epoch beside the
+// next epoch's training step: on a small graph (overlapMaxLinks) when two
+// cores are free, that is, when no other run holds one (tensor.Occupy).
+func overlapEval(ds *data.NodeDataset) bool {
+	return tensor.FreeCores() >= 2 && ds.Graph.NumArcs()+ds.Graph.N <= overlapMaxLinks
+}
+
+// evaluator runs a trainer's evaluation passes on a goroutine of its own,
+// on a tape of its own, one epoch at a time.
+type evaluator struct {
+	tr   *nodeTrainer
+	tape autodiff.Tape[float32]
+	req  chan Epoch
+	done chan evalResult
+}
+
+type evalResult struct {
+	ep      Epoch
+	valLoss float64
+	panic   any
+}
+
+func (tr *nodeTrainer) startEvaluator() *evaluator {
+	ev := &evaluator{tr: tr, req: make(chan Epoch, 1), done: make(chan evalResult, 1)}
+	ev.tape.NoGrad = true
+	go ev.loop()
+	return ev
+}
+
+func (ev *evaluator) loop() {
+	for ep := range ev.req {
+		ev.done <- ev.run(ep)
+	}
+}
+
+// run evaluates one epoch, turning a panic into a value for wait to
+// re-raise on the run's goroutine (whose boundary reports it).
+func (ev *evaluator) run(ep Epoch) (r evalResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = evalResult{panic: p}
+		}
+	}()
+	vl := ev.tr.evaluateOn(&ev.tape, &ep)
+	return evalResult{ep: ep, valLoss: vl}
+}
+
+// start evaluates the model as it is now, as epoch ep.
+func (ev *evaluator) start(ep Epoch) { ev.req <- ep }
+
+// wait returns the epoch started last, with its accuracies.
+func (ev *evaluator) wait() (Epoch, float64) {
+	r := <-ev.done
+	if r.panic != nil {
+		panic(r.panic)
+	}
+	return r.ep, r.valLoss
+}
+
+// close ends the goroutine; no evaluation may be in flight.
+func (ev *evaluator) close() { close(ev.req) }
 
 // swapParams exchanges the values of params with the flat copy kept.
 func swapParams(params []*autodiff.Var[float32], kept []float32) {

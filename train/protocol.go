@@ -24,7 +24,9 @@ type NodeProtocol struct {
 	// Parallel is the number of runs trained at once (default: one per
 	// core, runtime.GOMAXPROCS, and at most Seeds); results do not depend
 	// on it. Runs trained at once keep to a core each (tensor.Occupy); a
-	// run alone uses every core for its kernels.
+	// run alone uses every core for its kernels, or, on a graph of at most
+	// 65,536 links (arcs plus nodes), evaluates each epoch on a second core
+	// beside the next epoch's training step.
 	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once, and graph folds always, keep to a core each); results do not depend on it"`
 	// OnModel, if non-nil, is called after each run with the run's model
 	// holding the parameters of its selected epoch (to save it, e.g.); it

@@ -1,0 +1,103 @@
+package train
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// Every node model trains to the same bits whether its evaluation passes
+// run after each step or beside the next one (overlapEval): the two
+// passes read the parameters only, and the evaluation draws no random
+// numbers. Run with -race, this also checks that no model writes shared
+// state in a forward pass.
+func TestOverlappedEvaluationMatchesSequential(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	sbm, err := data.GenerateSBM(data.SBMConfig{Edges: 600, Nodes: 80, Features: 40, NNZ: 4, Classes: 3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := sbm.Node
+	if !overlapEval(ds) {
+		t.Fatal("the test graph does not take the overlapped path")
+	}
+	split := data.RandomSplit(ds.Y, 1, 0.6, 0.2)
+	run := func(name string, overlap bool) ([]string, Result) {
+		mc, err := model.DefaultConfig(data.NodeTask, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.NewNode(name, mc, model.NodeShape(ds), 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Recipe(data.NodeTask, name)
+		cfg.Epochs, cfg.Patience = 6, 0
+		if !overlap {
+			defer tensor.OccupyAll()() // no free core: evaluation after each step
+		}
+		if got := overlapEval(ds); got != overlap {
+			t.Fatalf("overlapEval = %v, want %v", got, overlap)
+		}
+		var log []string
+		res, err := RunNode(m, ds, split, cfg, 9, func(e Epoch) {
+			log = append(log, fmt.Sprintf("%d %x %x %x %x %v %x", e.Epoch, e.Loss, e.TrainAcc, e.ValAcc, e.TestAcc, e.Best, e.LR))
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		res.Seconds = 0
+		return log, res
+	}
+	for _, name := range model.Names(data.NodeTask) {
+		seqLog, seq := run(name, false)
+		ovLog, ov := run(name, true)
+		if seq != ov {
+			t.Errorf("%s: sequential %+v, overlapped %+v", name, seq, ov)
+		}
+		for i := range seqLog {
+			if i >= len(ovLog) || seqLog[i] != ovLog[i] {
+				t.Errorf("%s: epoch records differ:\n%v\n%v", name, seqLog, ovLog)
+				break
+			}
+		}
+	}
+}
+
+// Patience ends an overlapped run at the same epoch as a sequential one,
+// with the parameters of that epoch (the next step's gradients dropped).
+func TestOverlappedEvaluationPatience(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	ds := blobs(60)
+	cfg := DefaultConfig()
+	cfg.Epochs, cfg.Patience = 50, 3
+	run := func(overlap bool) (Result, []float32) {
+		if !overlap {
+			defer tensor.OccupyAll()()
+		}
+		m := newLinear(ds)
+		m.frozen = true
+		r, err := RunNode(m, ds, data.RandomSplit(ds.Y, 2, 0.6, 0.2), cfg, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Seconds = 0
+		return r, append(append([]float32(nil), m.w.Value.Data...), m.b.Value.Data...)
+	}
+	a, pa := run(false)
+	b, pb := run(true)
+	if a != b || fmt.Sprint(pa) != fmt.Sprint(pb) {
+		t.Errorf("sequential %+v %v, overlapped %+v %v", a, pa, b, pb)
+	}
+	if a.Epochs != 4 {
+		t.Errorf("stopped after %d epochs, want 4", a.Epochs)
+	}
+}
