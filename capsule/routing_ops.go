@@ -691,6 +691,13 @@ func (p *linkAlignOp[T]) backwardBlocks32(lo, hi int, gradP2 bool) {
 				if p.fuseC {
 					gc = f.gp1[i*km : (i+1)*km]
 				}
+				if e+prefetchLinks < len(l.Child) { // the child rows of the links ahead
+					c := int(l.Child[e+prefetchLinks])
+					tensor.Prefetch(f.p1[c*km : (c+1)*km])
+					if p.fuseC {
+						tensor.Prefetch(f.gp1[c*km : (c+1)*km])
+					}
+				}
 				if f.tau != nil {
 					tensor.TanhDotBack(gp, gc, dw, f.tau[e*km:(e+1)*km], f.w, f.grad[e*K:(e+1)*K])
 				} else {
@@ -715,6 +722,12 @@ func (p *linkAlignOp[T]) backwardChildren32(lo, hi int) {
 				tensor.TanhDotBack(gp, nil, nil, f.tau[e*km:(e+1)*km], f.w, f.grad[e*K:(e+1)*K])
 				continue
 			}
+			if int(q)+prefetchLinks < len(ix.childLink) && f.p2 != nil { // the parent rows of the links ahead
+				ea := int(ix.childLink[int(q)+prefetchLinks])
+				ja := int(ix.parent[ea])
+				tensor.Prefetch(f.p2[ja*km : (ja+1)*km])
+				tensor.Prefetch(f.grad[ea*K : (ea+1)*K])
+			}
 			var pj []float32
 			if f.p2 != nil {
 				j := int(ix.parent[e])
@@ -724,6 +737,10 @@ func (p *linkAlignOp[T]) backwardChildren32(lo, hi int) {
 		}
 	}
 }
+
+// prefetchLinks is how many links ahead the alignment's backward loops
+// prefetch the rows they gather (tensor.Prefetch).
+const prefetchLinks = 8
 
 // align32 is the float32 data of a linkAlignOp.
 type align32 struct {

@@ -28,7 +28,7 @@ func aggregateRowsAVX(dst, h, w []float32, c int, ptr, src []int32, acc bool, lo
 		if w != nil {
 			wp = &w[e0]
 		}
-		axpyRowAVX(row, h, c, ip, wp, n, acc)
+		axpyRowAVX(row, h, c, ip, wp, n, acc, len(src)-int(e0))
 	}
 }
 
@@ -60,10 +60,11 @@ func aggregateGroupsAVX(dst, h, w []float32, c int, ptr, src []int32, acc bool, 
 
 // axpyRowAVX sets row (length c) to (acc ? row : 0) + Σ_{e<n} w[e]·h[idx[e]·c : +c]
 // with the assembly kernels (w nil: unit weights).
-// idx and w point at n ≥ 1 entries; every idx[e] is a row of h.
-func axpyRowAVX(row, h []float32, c int, idx *int32, w *float32, n int, acc bool) {
+// idx and w point at n ≥ 1 entries; every idx[e] is a row of h. idx points
+// at ahead ≥ n readable entries, whose rows the kernel may prefetch.
+func axpyRowAVX(row, h []float32, c int, idx *int32, w *float32, n int, acc bool, ahead int) {
 	if w != nil && c > 16 && c < 24 { // the routing's d = 18: one pass, not three
-		axpyRows16Tail(&row[0], &h[0], c, idx, w, n, acc, &tailMasks[8-(c-16)])
+		axpyRows16Tail(&row[0], &h[0], c, idx, w, n, acc, &tailMasks[8-(c-16)], ahead)
 		return
 	}
 	j := 0

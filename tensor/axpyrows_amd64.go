@@ -42,13 +42,13 @@ func axpyRowsTail(dst *float32, h *float32, stride int, idx *int32, w *float32, 
 // read lies in h and n ≥ 1.
 //
 //go:noescape
-func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32)
+func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32, ahead int)
 
 // axpyRows16Tail is axpyRows32 for rows of 16+t columns, t = 1..7 (the
 // first t lanes of mask set, see tailMasks), in one pass; w must not be nil.
 //
 //go:noescape
-func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)
+func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32, ahead int)
 
 // axpyRows16Tail2 is axpyRows16Tail for two output rows, dst[0:stride]
 // with weights w0 and dst[stride:2·stride] with w1, that sum the same

@@ -319,12 +319,28 @@ rtdone:
 	VZEROUPPER
 	RET
 
-// func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32)
+// PF_TERMS is how many terms ahead axpyRows16Tail prefetches its source
+// rows: a term's row is a random access on a large graph (a parent's
+// child), whose latency the prefetch overlaps with the terms before it.
+// The terms ahead may belong to the next output rows (ahead, below).
+#define PF_TERMS 16
+
+// PF_TERM prefetches the cache lines of bytes 0 and 68 of the row
+// idx[off/4] from SI: all of a 17-23-column row. R14 is scratch.
+#define PF_TERM(off) \
+	MOVLQSX off(R8), R14; \
+	IMULQ DX, R14; \
+	ADDQ SI, R14; \
+	PREFETCHT0 (R14); \
+	PREFETCHT0 68(R14)
+
+// func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32, ahead int)
 //
 // axpyRows32's sum for rows of 17-23 columns (the routing's d = 18): two
 // full 8-column blocks and a masked tail in one pass over the terms, instead
-// of one pass per block. w must not be nil.
-TEXT ·axpyRows16Tail(SB), NOSPLIT, $0-64
+// of one pass per block. w must not be nil. idx[0:ahead] (ahead ≥ n) may be
+// read: the terms after the n summed, whose rows are prefetched.
+TEXT ·axpyRows16Tail(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI
 	MOVQ h+8(FP), SI
 	MOVQ stride+16(FP), DX
@@ -334,6 +350,8 @@ TEXT ·axpyRows16Tail(SB), NOSPLIT, $0-64
 	MOVQ n+40(FP), CX
 	MOVBLZX acc+48(FP), AX
 	MOVQ mask+56(FP), BX
+	MOVQ ahead+64(FP), R15
+	LEAQ (R8)(R15*4), R15 // the end of the readable indices
 	VMOVDQU (BX), Y15
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -347,6 +365,12 @@ TEXT ·axpyRows16Tail(SB), NOSPLIT, $0-64
 q16pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT q16single
+	LEAQ (4*PF_TERMS+4)(R8), R14
+	CMPQ R14, R15
+	JGE q16rows
+	PF_TERM(4*PF_TERMS)
+	PF_TERM(4*PF_TERMS+4)
+q16rows:
 	MOVLQSX (R8), R10
 	IMULQ DX, R10
 	MOVLQSX 4(R8), R11

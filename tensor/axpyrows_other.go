@@ -44,7 +44,7 @@ func vecMulAdd32(dst, a, b *float32, n int)   { panic("tensor: vecMulAdd32 witho
 func vecReLU32(dst, x *float32, n int)        { panic("tensor: vecReLU32 without AVX2") }
 func vecReLUGrad32(dst, g, x *float32, n int) { panic("tensor: vecReLUGrad32 without AVX2") }
 
-func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32) {
+func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32, ahead int) {
 	panic("tensor: gatherDotAVX without AVX2")
 }
 
@@ -52,7 +52,7 @@ func tanhAddDotBackAVX(dst, dst2 *float32, dw *float64, x, y, w, up *float32, k,
 	panic("tensor: tanhAddDotBackAVX without AVX2")
 }
 
-func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32) {
+func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32, ahead int) {
 	panic("tensor: axpyRows16Tail without AVX2")
 }
 

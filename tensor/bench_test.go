@@ -219,3 +219,25 @@ func BenchmarkTransposeInto(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGatherDotLarge times the per-link dot products of routing (rows of
+// 18 columns, the tangent dimension d) over random rows of tables from
+// cache-sized to memory-sized, where the row fetches dominate.
+func BenchmarkGatherDotLarge(b *testing.B) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, rows := range []int{10_000, 1_000_000, 8_000_000} {
+		h := randDense[float32](rng, rows, 18)
+		idx := make([]int32, 1<<20)
+		for i := range idx {
+			idx[i] = int32(rng.IntN(rows))
+		}
+		q := make([]float32, 18)
+		dst := make([]float32, len(idx))
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			for b.Loop() {
+				GatherDot(dst, q, h, idx, false)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(idx)), "ns/row")
+		})
+	}
+}

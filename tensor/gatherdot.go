@@ -25,7 +25,7 @@ func GatherDot[T Float](dst, q []T, h *Dense[T], idx []int32, accumulate bool) {
 		if t := c % 8; t > 0 {
 			mask = &tailMasks[8-t]
 		}
-		gatherDotAVX(&d[0], &any(q).([]float32)[0], &any(h.Data).([]float32)[0], c, &idx[0], len(idx), c/8, accumulate, mask)
+		gatherDotAVX(&d[0], &any(q).([]float32)[0], &any(h.Data).([]float32)[0], c, &idx[0], len(idx), c/8, accumulate, mask, len(idx))
 		return
 	}
 	for e, r := range idx {
@@ -72,7 +72,7 @@ func GatherDotSegments[T Float](dst, q []T, h *Dense[T], ptr, idx []int32, lo, h
 		q32, h32 := any(q).([]float32), any(h.Data).([]float32)
 		for j := lo; j < hi; j++ {
 			if a, b := ptr[j], ptr[j+1]; a < b {
-				gatherDotAVX(&d[a], &q32[j*c], &h32[0], c, &idx[a], int(b-a), c/8, accumulate, mask)
+				gatherDotAVX(&d[a], &q32[j*c], &h32[0], c, &idx[a], int(b-a), c/8, accumulate, mask, len(idx)-int(a))
 			}
 		}
 		return

@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32)
+// func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32, ahead int)
 //
 // For each of the n rows idx[e] of h: one float32 accumulator over the
 // full 8-column blocks and the masked tail (VMASKMOVPS never touches the
@@ -15,10 +15,28 @@
 // (the one-row loop that takes the last n mod 4): FMAs over the blocks and
 // the tail, then lanes i+4 added to lanes i, then (x0+x1)+(x2+x3).
 //
+// idx[0:ahead] (ahead ≥ n) may be read: the rows of the entries after the n
+// dotted (a caller's next segments) are prefetched too.
+//
 // Registers: DI dst, SI q, DX h, R8 stride in bytes, R9 idx, CX rows left,
 // R10 the bytes of full blocks, BX the byte offset within a row, AX and
-// R11-R13 row addresses, Y15 the tail mask, Y14 the tail of q.
-TEXT ·gatherDotAVX(SB), NOSPLIT, $0-72
+// R11-R13 row addresses, R14 the offset of a row's last byte read, R15 the
+// end of the readable indices, Y15 the tail mask, Y14 the tail of q.
+// PF_AHEAD is how many rows ahead the kernel prefetches: a row of a large
+// h is a random memory access (a link's child), and the loads of a group
+// of four rows alone leave most of the memory latency exposed.
+#define PF_AHEAD 16
+
+// PF_ROW prefetches the first and last bytes read of the row idx[off/4]
+// (R14 holds the offset of the last one; AX is scratch).
+#define PF_ROW(off) \
+	MOVLQSX off(R9), AX; \
+	IMULQ R8, AX; \
+	ADDQ DX, AX; \
+	PREFETCHT0 (AX); \
+	PREFETCHT0 (AX)(R14*1)
+
+TEXT ·gatherDotAVX(SB), NOSPLIT, $0-80
 	MOVQ dst+0(FP), DI
 	MOVQ q+8(FP), SI
 	MOVQ h+16(FP), DX
@@ -28,15 +46,28 @@ TEXT ·gatherDotAVX(SB), NOSPLIT, $0-72
 	MOVQ n+40(FP), CX
 	MOVQ blocks+48(FP), R10
 	SHLQ $5, R10
+	MOVQ ahead+72(FP), R15
+	LEAQ (R9)(R15*4), R15 // the end of the readable indices
+	LEAQ -4(R10), R14 // the last byte of the full blocks, or of the tail:
 	MOVQ mask+64(FP), BX
 	TESTQ BX, BX
 	JZ g4loop
+	ADDQ $32, R14
 	VMOVDQU (BX), Y15
 	VMASKMOVPS (SI)(R10*1), Y15, Y14 // the tail of q
 
 g4loop:
 	CMPQ CX, $4
 	JLT g1loop
+	LEAQ (4*PF_AHEAD+12)(R9), AX
+	CMPQ AX, R15
+	JGE g4rows
+	PF_ROW(4*PF_AHEAD)
+	PF_ROW(4*PF_AHEAD+4)
+	PF_ROW(4*PF_AHEAD+8)
+	PF_ROW(4*PF_AHEAD+12)
+
+g4rows:
 	MOVLQSX (R9), AX
 	IMULQ R8, AX
 	ADDQ DX, AX

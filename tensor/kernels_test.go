@@ -193,7 +193,7 @@ func checkGemmRowsBlocks(t *testing.T) {
 					}
 				}
 				for i := 0; i < m; i++ {
-					axpyRowAVX(want.Data[i*n:(i+1)*n], b.Data, n, &rowIdentity[0], &a.Data[i*k], k, acc)
+					axpyRowAVX(want.Data[i*n:(i+1)*n], b.Data, n, &rowIdentity[0], &a.Data[i*k], k, acc, k)
 				}
 				for i, v := range got.Data {
 					if math.Float32bits(v) != math.Float32bits(want.Data[i]) {

@@ -222,10 +222,32 @@ lnotau: \
 	MOVQ parent+48(FP), R10; \
 	MOVQ n+56(FP), R13
 
+// TANH_LINK_PREFETCH prefetches the p1 row of the link PF_LINKS ahead (a
+// child's row: a random access on a large graph, whose latency the
+// prefetch overlaps with this link's work), while that many links are left:
+// the cache lines from its first byte, AX bytes, through its last. R14 and
+// R15 are scratch.
+#define PF_LINKS 8
+#define TANH_LINK_PREFETCH(lskip, lline) \
+	CMPQ R13, $PF_LINKS; \
+	JLE lskip; \
+	MOVLQSX (4*PF_LINKS)(R9), R14; \
+	IMULQ AX, R14; \
+	ADDQ p1+16(FP), R14; \
+	LEAQ -1(R14)(AX*1), R15; \
+lline: \
+	PREFETCHT0 (R14); \
+	ADDQ $64, R14; \
+	CMPQ R14, R15; \
+	JLT lline; \
+	PREFETCHT0 (R15); \
+lskip:
+
 // TANH_LINK_ROWS points SI at the link's row of p1 and DX at its row of p2
 // (nil without p2), AX holding the bytes per row, and starts the walk over
 // its k blocks: BX = 0 (the byte offset into x, y, tau and w), CX = k.
-#define TANH_LINK_ROWS(lnoy) \
+#define TANH_LINK_ROWS(lnoy, lskip, lline) \
+	TANH_LINK_PREFETCH(lskip, lline); \
 	MOVLQSX (R9), SI; \
 	IMULQ AX, SI; \
 	ADDQ p1+16(FP), SI; \
@@ -323,7 +345,7 @@ llink:
 	MOVQ k+64(FP), AX
 	IMULQ m+72(FP), AX
 	SHLQ $2, AX // bytes per row
-	TANH_LINK_ROWS(lnoy)
+	TANH_LINK_ROWS(lnoy, lpfskip, lpfline)
 lkloop:
 	VXORPS Y4, Y4, Y4
 	MOVQ R11, AX
@@ -425,7 +447,7 @@ TEXT ·tanhAddDotLinksZ16(SB), NOSPLIT, $0-72
 	TESTQ R13, R13
 	JZ zdone
 zlink:
-	TANH_LINK_ROWS(znoy)
+	TANH_LINK_ROWS(znoy, zpfskip, zpfline)
 zquad: // four blocks at a time
 	CMPQ CX, $4
 	JLT zsingle
