@@ -57,6 +57,22 @@ type WholeBatch interface {
 	WholeBatch() bool
 }
 
+// RowsForwarder is a node model that can skip the work of the nodes a
+// pass does not read, such as the nodes outside the training set in a
+// training step, whose loss reads the logits of the training nodes only.
+type RowsForwarder interface {
+	NodeModel
+	// ForwardRows records what Forward records, except that only the
+	// logits of the nodes rows are meant to be read: theirs are Forward's
+	// bit for bit, the gradients a loss on them sends back to the
+	// parameters are Forward's up to rounding (sums may skip exact zeros,
+	// which can pair their other terms differently), and the other rows
+	// hold finite values of no meaning.
+	// rows must not be modified while the model uses it (it is kept
+	// between calls, like g and x).
+	ForwardRows(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) *autodiff.Var[float32]
+}
+
 // NodeEmbedder is a node model with an embedding output: the
 // representation of each node that its classifier reads, in evaluation
 // mode (what the paper's t-SNE figure plots).

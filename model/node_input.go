@@ -27,6 +27,66 @@ type nodeInput struct {
 	x   nn.SparseInput[float32]
 	deg []float64
 	lk  capsule.Links
+
+	// lkRows are lk with the links of the parents outside a set of rows
+	// removed (their segments left empty): the last routing layer of a
+	// pass that reads only those rows (rowLinks). rowsOf, rowsLen and
+	// rowsGen say which rows and which build of lk they were made for,
+	// rowsLk is lkRows, or lk when the rows cover every node.
+	lkRows  capsule.Links
+	rowsLk  *capsule.Links
+	rowsOf  *int32
+	rowsLen int
+	rowsGen int
+	rowMask []bool
+}
+
+// rowLinks returns the routing links of a pass that reads only the nodes
+// rows (prepare has run): lk when the rows cover every node, else lkRows,
+// rebuilt when rows or the graph changed. Every parent keeps its place, so
+// the per-parent blocks of the routing's reductions hold the same parents
+// as with lk: a parent outside rows only has no links, where with lk it
+// would add exact zeros (its upstream gradient is zero).
+func (in *nodeInput) rowLinks(rows []int32) *capsule.Links {
+	l := &in.lk
+	if len(rows) == 0 {
+		return l
+	}
+	if in.rowsLk != nil && in.rowsOf == &rows[0] && in.rowsLen == len(rows) && in.rowsGen == in.gen {
+		return in.rowsLk
+	}
+	n := l.Parents
+	if cap(in.rowMask) < n {
+		in.rowMask = make([]bool, n)
+	}
+	in.rowMask = in.rowMask[:n]
+	clear(in.rowMask)
+	kept := 0
+	for _, v := range rows {
+		if v < 0 || int(v) >= n {
+			panic(fmt.Sprintf("model: row %d outside the graph's %d nodes", v, n))
+		}
+		if !in.rowMask[v] {
+			in.rowMask[v] = true
+			kept++
+		}
+	}
+	r := &in.lkRows
+	r.Parents, r.Children, r.Copies = n, l.Children, l.Copies
+	r.Ptr = append(r.Ptr[:0], 0)
+	r.Child = r.Child[:0]
+	for j := 0; j < n; j++ {
+		if in.rowMask[j] {
+			r.Child = append(r.Child, l.Child[l.Ptr[j]:l.Ptr[j+1]]...)
+		}
+		r.Ptr = append(r.Ptr, int32(len(r.Child)))
+	}
+	r.Changed()
+	in.rowsOf, in.rowsLen, in.rowsGen, in.rowsLk = &rows[0], len(rows), in.gen, r
+	if kept == n {
+		in.rowsLk = l // every node: lk itself, no second index
+	}
+	return in.rowsLk
 }
 
 // prepare points in at g and x. A mismatch between the features and the

@@ -201,7 +201,12 @@ func (tr *nodeTrainer) step(epoch int) (float64, error) {
 // evaluation pass of the previous epoch may run beside it (overlapEval).
 func (tr *nodeTrainer) gradients(epoch int) (float64, error) {
 	tr.tape.Reset()
-	logits := tr.m.Forward(&tr.tape, tr.ds.Graph, tr.ds.X, true, tr.rng)
+	var logits *autodiff.Var[float32]
+	if rf, ok := tr.m.(model.RowsForwarder); ok { // the loss reads the training nodes only
+		logits = rf.ForwardRows(&tr.tape, tr.ds.Graph, tr.ds.X, tr.split.Train, true, tr.rng)
+	} else {
+		logits = tr.m.Forward(&tr.tape, tr.ds.Graph, tr.ds.X, true, tr.rng)
+	}
 	loss := autodiff.SoftmaxCrossEntropy(&tr.tape, logits, tr.labels, tr.split.Train)
 	lv := float64(loss.Value.Data[0])
 	if math.IsNaN(lv) || math.IsInf(lv, 0) {
@@ -301,6 +306,14 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 		defer tensor.OccupyAll()()
 		ev = tr.startEvaluator()
 		defer ev.close()
+	} else if _, ok := m.(model.RowsForwarder); ok {
+		// The training passes (the training nodes' rows only) and the
+		// evaluation passes (every row) share one tape: one evaluation
+		// pass first sizes its buffers for both, where a first training
+		// pass would leave buffers too small for the first evaluation,
+		// replaced then as garbage that raises the peak memory.
+		var warm Epoch
+		tr.evaluate(&warm)
 	}
 	// With ev, epoch e's evaluation runs on the second core while epoch
 	// e+1's forward and backward passes run here: both only read the
