@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
-	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
-	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/model"
 )
 
@@ -29,18 +27,7 @@ func TestPRCapsNetForwardRowsMatchesForward(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := data.RandomSplit(ds.Y, 2, 0.3, 0.2).Train
-	variants := map[string]func(*model.PRCapsConfig){
-		"full":            func(*model.PRCapsConfig) {},
-		"pcr":             func(c *model.PRCapsConfig) { c.Routing = model.RoutingPCR },
-		"euclidean+prcc":  func(c *model.PRCapsConfig) { c.Routing = model.RoutingEuclidean },
-		"pr only":         func(c *model.PRCapsConfig) { c.Routing = model.RoutingNone },
-		"acr+linear":      func(c *model.PRCapsConfig) { c.Classifier = model.ClassifierLinear },
-		"no gates":        func(c *model.PRCapsConfig) { c.NoC, c.NoA, c.NoR = true, true, true },
-		"parents, detach": func(c *model.PRCapsConfig) { c.Coupling, c.DetachB = capsule.CouplingOverParents, true },
-		"L=2, T=2, K=2":   func(c *model.PRCapsConfig) { c.Layers, c.Iters, c.K = 2, 2, 2 },
-		"s=3 t=1 tanh":    func(c *model.PRCapsConfig) { c.S, c.T, c.Activation = 3, 1, manifold.ActTanh },
-	}
-	for name, edit := range variants {
+	for name, edit := range prcapsVariants() {
 		cfg := model.DefaultPRCapsConfig()
 		edit(&cfg)
 		pass := func(useRows bool) (logits []float32, grads [][]float32) {

@@ -14,12 +14,10 @@ import (
 	"github.com/prcaps/prcaps/train"
 )
 
-// TestPRCapsNetVariantsStep builds every ablation variant on the embedded
-// Cora and takes two training steps: the loss must be finite and every
-// parameter gradient finite.
-func TestPRCapsNetVariantsStep(t *testing.T) {
-	ds := model.LoadEmbeddedCora(t)
-	variants := map[string]func(*model.PRCapsConfig){
+// prcapsVariants are the node network's ablation variants, by name, as
+// edits of the default configuration.
+func prcapsVariants() map[string]func(*model.PRCapsConfig) {
+	return map[string]func(*model.PRCapsConfig){
 		"full":            func(*model.PRCapsConfig) {},
 		"pcr":             func(c *model.PRCapsConfig) { c.Routing = model.RoutingPCR },
 		"euclidean+prcc":  func(c *model.PRCapsConfig) { c.Routing = model.RoutingEuclidean },
@@ -32,7 +30,14 @@ func TestPRCapsNetVariantsStep(t *testing.T) {
 		"L=2, T=1, K=2":   func(c *model.PRCapsConfig) { c.Layers, c.Iters, c.K = 2, 1, 2 },
 		"s=3 t=1 tanh":    func(c *model.PRCapsConfig) { c.S, c.T, c.Activation = 3, 1, manifold.ActTanh },
 	}
-	for name, edit := range variants {
+}
+
+// TestPRCapsNetVariantsStep builds every ablation variant on the embedded
+// Cora and takes two training steps: the loss must be finite and every
+// parameter gradient finite.
+func TestPRCapsNetVariantsStep(t *testing.T) {
+	ds := model.LoadEmbeddedCora(t)
+	for name, edit := range prcapsVariants() {
 		cfg := model.DefaultPRCapsConfig()
 		edit(&cfg)
 		m, err := model.NewPRCapsNet(cfg, model.NodeShape(ds), 1)
