@@ -3,6 +3,7 @@ package capsule
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
@@ -50,9 +51,12 @@ type EuclideanRouting[T autodiff.Float] struct {
 	B   *autodiff.Var[T] // 1×d, zero
 	Cfg EuclideanRoutingConfig
 
-	// ix is derived from the last Links seen: rebuilt in place when the
-	// same *Links comes again, replaced for a new one (so that a tape still
-	// holding the old index stays valid).
+	// ix is derived from the last Links seen: kept while the same *Links
+	// comes again unchanged, rebuilt in place when it was rebuilt
+	// (Links.Changed), replaced for a new one (so that a tape still holding
+	// the old index stays valid). mu guards it: passes on two tapes may run
+	// at once (a training and an evaluation pass).
+	mu sync.Mutex
 	ix *eucIndex
 }
 
@@ -118,11 +122,16 @@ func (r *EuclideanRouting[T]) coupling(t *autodiff.Tape[T], b *autodiff.Var[T], 
 	return autodiff.GatherRows(t, cc, ix.inv)
 }
 
-// index returns the derived index of l, rebuilt on every call (O(links)) so
-// that it always matches l's current contents. A Links not seen last time is
-// validated first (it panics on malformed links).
+// index returns the derived index of l, built when l is new or was rebuilt
+// since (Links.Changed). A Links not seen last time is validated first (it
+// panics on malformed links).
 func (r *EuclideanRouting[T]) index(l *Links) *eucIndex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	E := l.NumLinks()
+	if x := r.ix; x != nil && x.links == l && x.gen == l.gen && len(x.parent) == E && len(x.childPtr) == l.Children+1 {
+		return x
+	}
 	if x := r.ix; x == nil || x.links != l || len(x.parent) != E || len(x.childPtr) != l.Children+1 {
 		if err := l.Validate(); err != nil {
 			panic(fmt.Sprintf("capsule: EuclideanRouting: %v", err))

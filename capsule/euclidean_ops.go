@@ -12,6 +12,7 @@ import (
 // parents of each child.
 type eucIndex struct {
 	links *Links
+	gen   uint64 // links.gen when built
 	// parent[e] is the parent of link e.
 	parent []int32
 	// The links of child i are childLink[childPtr[i]:childPtr[i+1]], in
@@ -21,7 +22,7 @@ type eucIndex struct {
 
 // build fills x from l (the slices must have the right lengths).
 func (x *eucIndex) build(l *Links) {
-	x.links = l
+	x.links, x.gen = l, l.gen
 	for j := 0; j < l.Parents; j++ {
 		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
 			x.parent[e] = int32(j)

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/tensor"
@@ -28,10 +29,13 @@ func TestOverlappedEvaluationMatchesSequential(t *testing.T) {
 		t.Fatal("the test graph does not take the overlapped path")
 	}
 	split := data.RandomSplit(ds.Y, 1, 0.6, 0.2)
-	run := func(name string, overlap bool) ([]string, Result) {
+	run := func(name string, edit func(*model.PRCapsConfig), overlap bool) ([]string, Result) {
 		mc, err := model.DefaultConfig(data.NodeTask, name)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if edit != nil {
+			edit(mc.(*model.PRCapsConfig))
 		}
 		m, err := model.NewNode(name, mc, model.NodeShape(ds), 5)
 		if err != nil {
@@ -55,9 +59,29 @@ func TestOverlappedEvaluationMatchesSequential(t *testing.T) {
 		res.Seconds = 0
 		return log, res
 	}
+	type variant struct {
+		model, name string
+		edit        func(*model.PRCapsConfig)
+	}
+	var variants []variant
 	for _, name := range model.Names(data.NodeTask) {
-		seqLog, seq := run(name, false)
-		ovLog, ov := run(name, true)
+		variants = append(variants, variant{name, name, nil})
+	}
+	// The node network's other layers: Euclidean routing, tangent GCN,
+	// the linear classifiers, coupling over parents, two routing layers.
+	for name, edit := range map[string]func(*model.PRCapsConfig){
+		"euclidean":    func(c *model.PRCapsConfig) { c.Routing = model.RoutingEuclidean },
+		"caps only":    func(c *model.PRCapsConfig) { c.Routing, c.Classifier = model.RoutingEuclidean, model.ClassifierLinear },
+		"pr only":      func(c *model.PRCapsConfig) { c.Routing = model.RoutingNone },
+		"acr+linear":   func(c *model.PRCapsConfig) { c.Classifier = model.ClassifierLinear },
+		"parents, L=2": func(c *model.PRCapsConfig) { c.Coupling, c.Layers = capsule.CouplingOverParents, 2 },
+	} {
+		variants = append(variants, variant{"prcapsnet", "prcapsnet " + name, edit})
+	}
+	for _, v := range variants {
+		name := v.name
+		seqLog, seq := run(v.model, v.edit, false)
+		ovLog, ov := run(v.model, v.edit, true)
 		if seq != ov {
 			t.Errorf("%s: sequential %+v, overlapped %+v", name, seq, ov)
 		}
