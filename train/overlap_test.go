@@ -125,3 +125,45 @@ func TestOverlappedEvaluationPatience(t *testing.T) {
 		t.Errorf("stopped after %d epochs, want 4", a.Epochs)
 	}
 }
+
+// The overlapped path allocates nothing per epoch once warm: 200 more
+// epochs cost no more allocations than a handful that the runtime makes on
+// its own now and then (the channels to the evaluation goroutine carry
+// values, and its tape reuses its buffers).
+func TestOverlappedEvaluationAllocatesNothing(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	}
+	sbm, err := data.GenerateSBM(data.SBMConfig{Edges: 600, Nodes: 80, Features: 40, NNZ: 4, Classes: 3, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := sbm.Node
+	if !overlapEval(ds) {
+		t.Fatal("the test graph does not take the overlapped path")
+	}
+	split := data.RandomSplit(ds.Y, 1, 0.6, 0.2)
+	mallocs := func(epochs int) uint64 {
+		mc, err := model.DefaultConfig(data.NodeTask, "prcapsnet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.NewNode("prcapsnet", mc, model.NodeShape(ds), 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Recipe(data.NodeTask, "prcapsnet")
+		cfg.Epochs = epochs
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := RunNode(m, ds, split, cfg, 9, nil); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.Mallocs - before.Mallocs
+	}
+	short, long := mallocs(20), mallocs(220)
+	if long > short+20 {
+		t.Errorf("20 epochs allocate %d times, 220 epochs %d: the steady state allocates", short, long)
+	}
+}
