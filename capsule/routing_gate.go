@@ -11,6 +11,23 @@ import (
 // parameter gradients (β_k, the α's and W^C).
 const gateBlock = 512
 
+// gateKeepMax bounds the float64 σ values (n·K) that a training pass of the
+// K = 4 assembly path keeps for Backward: above it (graphs of over 2^18
+// links) σ is formed per block of rows and recomputed in Backward, the same
+// operations on the same values, so the same bits. The recomputation costs
+// the logits and sigmoids once more; keeping σ costs 32 bytes per link and
+// gate, about 134 MB at 10^6 generated edges. Evaluation passes never keep
+// it. A variable only so that tests can take the recomputing path on
+// small inputs.
+var gateKeepMax = 1 << 20
+
+// isFloat32 reports whether T is float32 (the assembly kernels' type).
+func isFloat32[T autodiff.Float]() bool {
+	var z T
+	_, ok := any(z).(float32)
+	return ok
+}
+
 // gateInputs are the terms of Eq. (gating_weights_new) for n rows (links,
 // or children in the first iteration). A term whose α is nil is absent.
 type gateInputs[T autodiff.Float] struct {
@@ -28,12 +45,16 @@ type gateInputs[T autodiff.Float] struct {
 }
 
 type gateOp[T autodiff.Float] struct {
-	in       gateInputs[T]
-	v        gateView[T]
-	out      *autodiff.Var[T]
-	n, k     int
-	sig      []float64 // n×K: σ(logit)
-	lc       []float64 // n: log(c+1e-9), from the forward pass (with R)
+	in   gateInputs[T]
+	v    gateView[T]
+	out  *autodiff.Var[T]
+	n, k int
+	sig  []float64 // n×K: σ(logit), unless blocked
+	lc   []float64 // n: log(c+1e-9), from the forward pass (with R)
+	// blocked: the K = 4 assembly path forms σ per block of gateBlock
+	// rows on the stack and keeps none, recomputing it in Backward
+	// (gateKeepMax).
+	blocked  bool
 	part     []float64 // per block: ∂β (K), ∂α_c, ∂α_a, ∂α_r, ∂WC (K²)
 	fwd, bwd func(lo, hi int)
 	fwd4     func(lo, hi int) // forwardRows4
@@ -129,7 +150,10 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 	}
 	p.in, p.out, p.n, p.k = in, out, n, K
 	p.v.load(&p.in, K)
-	p.sig = grow(p.sig, n*K)
+	p.blocked = p.gate4() && haveGate4AVX && isFloat32[T]() && (!out.RequiresGrad() || n*K > gateKeepMax)
+	if !p.blocked { // a blocked pass leaves p.sig to the training passes that keep it
+		p.sig = grow(p.sig, n*K)
+	}
 	if in.alphaR != nil {
 		p.lc = grow(p.lc, n)
 	}

@@ -64,6 +64,18 @@ func (p *gateOp[T]) forwardRows4(lo, hi int) {
 	v := &p.v
 	p.logCoupling(lo, hi)
 	var a gate4Args
+	if p.blocked { // σ per block, on the stack (gateKeepMax)
+		var sig [gateBlock * 4]float64
+		for b := lo; b < hi; b += gateBlock {
+			bh := min(b+gateBlock, hi)
+			p.args32(&a, b, bh)
+			a.sig = &sig[0]
+			gate4LogitsAVX(&a)
+			tensor.Sigmoid64(sig[:(bh-b)*4], sig[:(bh-b)*4])
+			gate4NormAVX(&a)
+		}
+		return
+	}
 	if p.args32(&a, lo, hi) {
 		gate4LogitsAVX(&a)
 		tensor.Sigmoid64(p.sig[lo*4:hi*4], p.sig[lo*4:hi*4])
@@ -84,8 +96,14 @@ func (p *gateOp[T]) backwardBlocks4(lo, hi int) {
 	b0, b1, b2, b3 := v.beta[0], v.beta[1], v.beta[2], v.beta[3]
 	gOut, gam := p.out.Grad.Data, p.out.Value.Data
 	var args gate4Args
+	var sig [gateBlock * 4]float64 // σ of a block, when blocked
 	for b := lo; b < hi; b++ {
 		if p.args32(&args, b*gateBlock, min((b+1)*gateBlock, p.n)) {
+			if p.blocked { // the forward pass's σ, recomputed
+				args.sig = &sig[0]
+				gate4LogitsAVX(&args)
+				tensor.Sigmoid64(sig[:args.n*4], sig[:args.n*4])
+			}
 			gate4BackAVX(&args)
 			copy(p.part[b*np:(b+1)*np], args.part[:])
 			continue
@@ -229,9 +247,12 @@ func (p *gateOp[T]) args32(a *gate4Args, lo, hi int) bool {
 	}
 	*a = gate4Args{
 		kap: &kap[lo], h: at(v.h, 4), a: at(v.a, 4), c: at(v.c, 1),
-		lc: &p.lc[lo], sig: &p.sig[lo*4], out: at(p.out.Value.Data, 4),
+		lc: &p.lc[lo], out: at(p.out.Value.Data, 4),
 		gKap: at(v.gKap, 1), gA: at(v.gA, 4), gC: at(v.gC, 1), gH: at(v.gH, 4),
 		n: hi - lo, ac: v.ac, aa: v.aa, ar: v.ar,
+	}
+	if !p.blocked {
+		a.sig = &p.sig[lo*4]
 	}
 	if p.out.Grad.Data != nil {
 		a.g, a.ga = at(p.out.Grad.Data, 4), at(p.out.Value.Data, 4)

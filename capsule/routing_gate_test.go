@@ -126,3 +126,59 @@ func BenchmarkLinkGate(b *testing.B) {
 		}
 	})
 }
+
+// Above gateKeepMax the K = 4 gate keeps no σ (it forms σ per block and
+// recomputes it in Backward), and an evaluation pass never keeps it: both
+// give the bits of the path that keeps σ, values and gradients, over
+// several blocks and a partial one.
+func TestLinkGateRecomputedSigma(t *testing.T) {
+	if !haveGate4AVX {
+		t.Skip("the gate's assembly kernels need AVX2")
+	}
+	rng := rand.New(rand.NewPCG(24, 24))
+	n, K := 3*gateBlock+91, 4
+	in, inputs := randGateInputs[float32](rng, n, K)
+	seed := tensor.NewDense[float32](n, K)
+	for i := range seed.Data {
+		seed.Data[i] = float32(rng.NormFloat64())
+	}
+	run := func(keepMax int, noGrad bool) (blocked bool, res [][]float32) {
+		defer func(v int) { gateKeepMax = v }(gateKeepMax)
+		gateKeepMax = keepMax
+		for _, v := range inputs {
+			v.ZeroGrad()
+		}
+		tp := autodiff.Tape[float32]{NoGrad: noGrad}
+		out := linkGate(&tp, in, n, K)
+		p := autodiff.OpOf[gateOp[float32]](out)
+		if noGrad {
+			return p.blocked, [][]float32{slices.Clone(out.Value.Data)}
+		}
+		if err := tp.BackwardSeeded(out, seed); err != nil {
+			t.Fatal(err)
+		}
+		res = [][]float32{slices.Clone(out.Value.Data)}
+		for _, v := range inputs {
+			res = append(res, slices.Clone(v.Grad.Data))
+		}
+		return p.blocked, res
+	}
+	keptBlocked, kept := run(1<<30, false)
+	recBlocked, rec := run(0, false)
+	evalBlocked, eval := run(1<<30, true)
+	if keptBlocked || !recBlocked || !evalBlocked {
+		t.Fatalf("blocked: kept %v, recomputed %v, evaluation %v", keptBlocked, recBlocked, evalBlocked)
+	}
+	for q := range kept {
+		for i, x := range kept[q] {
+			if y := rec[q][i]; math.Float32bits(x) != math.Float32bits(y) {
+				t.Fatalf("result %d element %d: %v with σ kept, %v recomputed", q, i, x, y)
+			}
+		}
+	}
+	for i, x := range kept[0] {
+		if y := eval[0][i]; math.Float32bits(x) != math.Float32bits(y) {
+			t.Fatalf("γ %d: %v in training, %v in evaluation", i, x, y)
+		}
+	}
+}

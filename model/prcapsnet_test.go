@@ -119,8 +119,8 @@ func TestPRCapsNetRejectsBadConfig(t *testing.T) {
 
 func TestPRCapsNetStepAllocatesNothing(t *testing.T) {
 	ds := model.LoadEmbeddedCora(t)
-	cfg := model.DefaultPRCapsConfig() // every stage, at a small width to keep the test quick
-	cfg.Hidden, cfg.S, cfg.T, cfg.K = 16, 3, 2, 2
+	cfg := model.DefaultPRCapsConfig()  // every stage, at a small width to keep the test quick
+	cfg.Hidden, cfg.S, cfg.T = 16, 3, 2 // K = 4: the gate's assembly path
 	m, err := model.NewPRCapsNet(cfg, model.NodeShape(ds), 0)
 	if err != nil {
 		t.Fatal(err)
