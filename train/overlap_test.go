@@ -11,14 +11,12 @@ import (
 	"github.com/prcaps/prcaps/tensor"
 )
 
-// Every node model trains to the same bits whether its evaluation passes
-// run after each step or beside the next one (overlapEval): the two
-// passes read the parameters only, and the evaluation draws no random
-// numbers. Run with -race, this also checks that no model writes shared
-// state in a forward pass.
-func TestOverlappedEvaluationMatchesSequential(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+// overlapGraph returns a small generated graph, which takes the overlapped
+// path, and a split of it, with GOMAXPROCS at least 2 for the test.
+func overlapGraph(t *testing.T) (*data.NodeDataset, data.Split) {
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(n) })
 	}
 	sbm, err := data.GenerateSBM(data.SBMConfig{Edges: 600, Nodes: 80, Features: 40, NNZ: 4, Classes: 3, Seed: 3})
 	if err != nil {
@@ -28,7 +26,16 @@ func TestOverlappedEvaluationMatchesSequential(t *testing.T) {
 	if !overlapEval(ds) {
 		t.Fatal("the test graph does not take the overlapped path")
 	}
-	split := data.RandomSplit(ds.Y, 1, 0.6, 0.2)
+	return ds, data.RandomSplit(ds.Y, 1, 0.6, 0.2)
+}
+
+// Every node model trains to the same bits whether its evaluation passes
+// run after each step or beside the next one (overlapEval): the two
+// passes read the parameters only, and the evaluation draws no random
+// numbers. Run with -race, this also checks that no model writes shared
+// state in a forward pass.
+func TestOverlappedEvaluationMatchesSequential(t *testing.T) {
+	ds, split := overlapGraph(t)
 	run := func(name string, edit func(*model.PRCapsConfig), overlap bool) ([]string, Result) {
 		mc, err := model.DefaultConfig(data.NodeTask, name)
 		if err != nil {
@@ -131,18 +138,7 @@ func TestOverlappedEvaluationPatience(t *testing.T) {
 // its own now and then (the channels to the evaluation goroutine carry
 // values, and its tape reuses its buffers).
 func TestOverlappedEvaluationAllocatesNothing(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	}
-	sbm, err := data.GenerateSBM(data.SBMConfig{Edges: 600, Nodes: 80, Features: 40, NNZ: 4, Classes: 3, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := sbm.Node
-	if !overlapEval(ds) {
-		t.Fatal("the test graph does not take the overlapped path")
-	}
-	split := data.RandomSplit(ds.Y, 1, 0.6, 0.2)
+	ds, split := overlapGraph(t)
 	mallocs := func(epochs int) uint64 {
 		mc, err := model.DefaultConfig(data.NodeTask, "prcapsnet")
 		if err != nil {
