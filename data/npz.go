@@ -241,7 +241,7 @@ var errNPZMissingMember = errors.New("missing from the archive")
 // deflated, of an archive of archiveSize bytes.
 func npzRead(f *zip.File, archiveSize int) ([]byte, error) {
 	if f.UncompressedSize64 > npzMaxMember {
-		return nil, fmt.Errorf("%d bytes uncompressed, more than the %d allowed", f.UncompressedSize64, npzMaxMember)
+		return nil, fmt.Errorf("%d bytes uncompressed, more than the %d allowed", f.UncompressedSize64, uint64(npzMaxMember))
 	}
 	if f.CompressedSize64 > uint64(archiveSize) {
 		return nil, fmt.Errorf("declares %d compressed bytes in a %d-byte archive", f.CompressedSize64, archiveSize)
