@@ -38,7 +38,6 @@ type nodeInput struct {
 	rowsOf  *int32
 	rowsLen int
 	rowsGen int
-	rowMask []bool
 }
 
 // rowLinks returns the routing links of a pass that reads only the nodes
@@ -56,18 +55,14 @@ func (in *nodeInput) rowLinks(rows []int32) *capsule.Links {
 		return in.rowsLk
 	}
 	n := l.Parents
-	if cap(in.rowMask) < n {
-		in.rowMask = make([]bool, n)
-	}
-	in.rowMask = in.rowMask[:n]
-	clear(in.rowMask)
+	mask := make([]bool, n) // once per set of rows
 	kept := 0
 	for _, v := range rows {
 		if v < 0 || int(v) >= n {
 			panic(fmt.Sprintf("model: row %d outside the graph's %d nodes", v, n))
 		}
-		if !in.rowMask[v] {
-			in.rowMask[v] = true
+		if !mask[v] {
+			mask[v] = true
 			kept++
 		}
 	}
@@ -76,7 +71,7 @@ func (in *nodeInput) rowLinks(rows []int32) *capsule.Links {
 	r.Ptr = append(r.Ptr[:0], 0)
 	r.Child = r.Child[:0]
 	for j := 0; j < n; j++ {
-		if in.rowMask[j] {
+		if mask[j] {
 			r.Child = append(r.Child, l.Child[l.Ptr[j]:l.Ptr[j+1]]...)
 		}
 		r.Ptr = append(r.Ptr, int32(len(r.Child)))

@@ -146,6 +146,9 @@ type nodeTrainer struct {
 	// Tape.Skip), so it reuses their buffers instead of holding a second
 	// set.
 	tape autodiff.Tape[float32]
+	// rows is m when its training passes can skip the nodes outside the
+	// training set (model.RowsForwarder), else nil.
+	rows model.RowsForwarder
 }
 
 func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64) (*nodeTrainer, error) {
@@ -183,6 +186,7 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 		}
 	}
 	tr.tape.ReleaseGrads = true // the step reads only parameter gradients
+	tr.rows, _ = m.(model.RowsForwarder)
 	return tr, nil
 }
 
@@ -202,8 +206,8 @@ func (tr *nodeTrainer) step(epoch int) (float64, error) {
 func (tr *nodeTrainer) gradients(epoch int) (float64, error) {
 	tr.tape.Reset()
 	var logits *autodiff.Var[float32]
-	if rf, ok := tr.m.(model.RowsForwarder); ok { // the loss reads the training nodes only
-		logits = rf.ForwardRows(&tr.tape, tr.ds.Graph, tr.ds.X, tr.split.Train, true, tr.rng)
+	if tr.rows != nil { // the loss reads the training nodes only
+		logits = tr.rows.ForwardRows(&tr.tape, tr.ds.Graph, tr.ds.X, tr.split.Train, true, tr.rng)
 	} else {
 		logits = tr.m.Forward(&tr.tape, tr.ds.Graph, tr.ds.X, true, tr.rng)
 	}
@@ -306,7 +310,7 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 		defer tensor.OccupyAll()()
 		ev = tr.startEvaluator()
 		defer ev.close()
-	} else if _, ok := m.(model.RowsForwarder); ok {
+	} else if tr.rows != nil {
 		// The training passes (the training nodes' rows only) and the
 		// evaluation passes (every row) share one tape: one evaluation
 		// pass first sizes its buffers for both, where a first training
