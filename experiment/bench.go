@@ -69,8 +69,8 @@ func (o Options) withDefaults() Options {
 func (o Options) Validate() error {
 	o = o.withDefaults()
 	switch {
-	case o.Split != "random" && o.Split != "public":
-		return fmt.Errorf("split must be random or public, not %q", o.Split)
+	case train.CheckSplit(o.Split) != nil:
+		return train.CheckSplit(o.Split)
 	case o.Seeds < 1:
 		return fmt.Errorf("seeds must be at least 1")
 	case o.Folds < 2:

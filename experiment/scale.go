@@ -2,9 +2,12 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prcaps/prcaps/data"
@@ -16,6 +19,27 @@ import (
 // DefaultScaleEdges are the graph sizes of the scale suite: 10^5 to 10^7
 // undirected edges.
 var DefaultScaleEdges = []int{100_000, 1_000_000, 10_000_000}
+
+// MaxScaleEdges bounds the edge counts of the scale suite (ParseEdges).
+const MaxScaleEdges = 1 << 29
+
+// ParseEdges reads the scale suite's edge counts from a comma-separated
+// list of whole numbers, such as "1e5,1e6" or "250000", each in
+// [1, MaxScaleEdges]. An empty list gives none (the suite's default).
+func ParseEdges(list string) ([]int, error) {
+	var edges []int
+	for _, e := range strings.Split(list, ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		x, err := strconv.ParseFloat(e, 64)
+		if err != nil || x != math.Trunc(x) || x < 1 || x > MaxScaleEdges {
+			return nil, fmt.Errorf("%q is not a whole number of edges in [1, %d]", e, MaxScaleEdges)
+		}
+		edges = append(edges, int(x))
+	}
+	return edges, nil
+}
 
 // scaleEpochs is the length of each scale run unless Options.Epochs says
 // otherwise: the first epoch allocates, the rest give the steady state.

@@ -43,3 +43,18 @@ func TestRunScale(t *testing.T) {
 		t.Errorf("a size beyond memory: record %+v, failures %v", recs, b.Result().Failures)
 	}
 }
+
+func TestParseEdges(t *testing.T) {
+	got, err := ParseEdges(" 1e5, 250000,,1E6 ")
+	if err != nil || len(got) != 3 || got[0] != 100_000 || got[1] != 250_000 || got[2] != 1_000_000 {
+		t.Errorf("ParseEdges = %v, %v", got, err)
+	}
+	if got, err := ParseEdges(""); err != nil || got != nil {
+		t.Errorf("empty list: %v, %v", got, err)
+	}
+	for _, bad := range []string{"1.5", "0", "-3", "x", "1e12", "NaN"} {
+		if _, err := ParseEdges(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

@@ -114,6 +114,16 @@ type ValScores struct {
 	Classes int
 }
 
+// CheckOnlyFolds reports whether OnlyFolds is in [0, Folds] (0: every
+// fold; Folds 0: the default 10).
+func (p GraphProtocol) CheckOnlyFolds() error {
+	folds := p.withDefaults().Folds
+	if p.OnlyFolds < 0 || p.OnlyFolds > folds {
+		return fmt.Errorf("only-folds %d: must be in [0, %d] (0: all)", p.OnlyFolds, folds)
+	}
+	return nil
+}
+
 func (p GraphProtocol) withDefaults() GraphProtocol {
 	if p.Folds == 0 {
 		p.Folds = 10

@@ -39,6 +39,15 @@ type NodeProtocol struct {
 	Stop <-chan struct{}
 }
 
+// CheckSplit reports whether s names a node split: random or public.
+// (NodeProtocol also takes the empty string, for its default, random.)
+func CheckSplit(s string) error {
+	if s != "random" && s != "public" {
+		return fmt.Errorf("split must be random or public, not %q", s)
+	}
+	return nil
+}
+
 func (p NodeProtocol) withDefaults() NodeProtocol {
 	if p.TrainFrac == 0 && p.ValFrac == 0 {
 		p.TrainFrac, p.ValFrac = 0.6, 0.2
@@ -148,8 +157,10 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 	if p.Split == "public" && ds.Public == nil {
 		return s, fmt.Errorf("train: %s has no public split; use the random split", ds.Name)
 	}
-	if p.Split != "public" && p.Split != "random" && p.Split != "" {
-		return s, fmt.Errorf("train: unknown split %q (want random or public)", p.Split)
+	if p.Split != "" {
+		if err := CheckSplit(p.Split); err != nil {
+			return s, fmt.Errorf("train: %w", err)
+		}
 	}
 	results := make([]Result, p.Seeds)
 	var mu sync.Mutex // serialises the callbacks

@@ -53,3 +53,19 @@ func TestScheduleValues(t *testing.T) {
 		t.Error("lr-step-every −1 accepted")
 	}
 }
+
+func TestProtocolChecks(t *testing.T) {
+	for s, ok := range map[string]bool{"random": true, "public": true, "": false, "Random": false, "weird": false} {
+		if err := CheckSplit(s); (err == nil) != ok {
+			t.Errorf("CheckSplit(%q) = %v", s, err)
+		}
+	}
+	for _, c := range []struct {
+		folds, only int
+		ok          bool
+	}{{10, 0, true}, {10, 10, true}, {10, 11, false}, {10, -1, false}, {0, 10, true}, {0, 11, false}, {5, 5, true}} {
+		if err := (GraphProtocol{Folds: c.folds, OnlyFolds: c.only}).CheckOnlyFolds(); (err == nil) != c.ok {
+			t.Errorf("folds %d, only %d: %v", c.folds, c.only, err)
+		}
+	}
+}

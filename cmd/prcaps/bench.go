@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
@@ -180,13 +178,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	if err := o.Validate(); err != nil {
 		return f, usagef("--%v", err)
 	}
-	for _, e := range splitList(f.edges) {
-		x, err := strconv.ParseFloat(e, 64)
-		if err != nil || x != math.Trunc(x) || x < 1 || x > 1<<29 {
-			return f, usagef("--edges: %q is not a whole number of edges in [1, %d]", e, 1<<29)
-		}
-		f.scaleEdges = append(f.scaleEdges, int(x))
+	edges, err := experiment.ParseEdges(f.edges)
+	if err != nil {
+		return f, usagef("--edges: %v", err)
 	}
+	f.scaleEdges = edges
 	if f.edges != "" && f.suite != "scale" {
 		return f, usagef("--edges goes with --scale")
 	}

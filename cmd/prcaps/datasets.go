@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -34,51 +33,46 @@ func runDatasets(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	names := data.KnownNames()
-	explicit := *only != ""
-	if explicit {
+	var names []string
+	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "dataset\ttask\tnodes\tedges\tfeatures\tclasses\tgraphs\tclass counts\tload s\tfrom\t")
 	rows := 0
-	var problems []string
-	var skipped []string
-	for _, name := range names {
-		name = strings.TrimSpace(name)
-		start := time.Now()
-		ds, err := data.Load(name, data.Options{Root: *root, NodeAttr: *nodeAttr})
-		secs := time.Since(start).Seconds()
-		if err != nil {
-			if !explicit && *root == "" && errors.Is(err, data.ErrNeedsData) {
-				skipped = append(skipped, name)
-				continue
-			}
-			problems = append(problems, err.Error())
+	var problems, skipped []string
+	entries := data.Survey(names, data.Options{Root: *root, NodeAttr: *nodeAttr})
+	for _, e := range entries {
+		switch {
+		case e.Skipped:
+			skipped = append(skipped, e.Name)
+			continue
+		case e.Err != nil:
+			problems = append(problems, e.Err.Error())
 			if *asJSON {
-				json.NewEncoder(stdout).Encode(map[string]string{"dataset": name, "error": err.Error()})
+				json.NewEncoder(stdout).Encode(map[string]string{"dataset": e.Name, "error": e.Err.Error()})
 			}
 			continue
 		}
-		st := ds.Stats()
+		st := e.Stats
 		if *asJSON {
 			if err := json.NewEncoder(stdout).Encode(struct {
 				data.Stats
 				LoadSeconds float64 `json:"load_seconds"`
-			}{st, secs}); err != nil {
+			}{st, e.Seconds}); err != nil {
 				return err
 			}
 			continue
 		}
 		nodes, edges := st.Nodes, st.UndirectedEdges
 		graphs, counts := "", ""
-		if ds.Task == data.GraphTask {
+		if st.Task == data.GraphTask.String() {
 			nodes, edges = st.TotalNodes, st.TotalEdges
 			graphs = fmt.Sprint(st.Graphs)
-			counts = formatCounts(st.ClassCounts)
+			counts = data.FormatCounts(st.ClassCounts)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%.3f\t%s\t\n", st.Dataset, st.Task, nodes, edges, st.Features, st.Classes, graphs, counts, secs, st.From)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%.3f\t%s\t\n", st.Dataset, st.Task, nodes, edges, st.Features, st.Classes, graphs, counts, e.Seconds, st.From)
 		rows++
 	}
 	tw.Flush()
@@ -92,18 +86,9 @@ func runDatasets(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, p)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("%d of %d datasets could not be loaded", len(problems), len(names))
+		return fmt.Errorf("%d of %d datasets could not be loaded", len(problems), len(entries))
 	}
 	return nil
-}
-
-func formatCounts(m map[string]int) string {
-	var parts []string
-	for k, v := range m {
-		parts = append(parts, fmt.Sprintf("%s:%d", k, v))
-	}
-	slices.Sort(parts)
-	return strings.Join(parts, " ")
 }
 
 func runDatasetsVerb(verb string, args []string, stdout, stderr io.Writer) error {

@@ -144,11 +144,11 @@ func (f *trainFlags) check(ds *data.Dataset) error {
 	} else if err != nil {
 		return usageError{err.Error()}
 	}
-	switch {
-	case f.node.Split != "random" && f.node.Split != "public":
-		return usagef("--split must be random or public, not %q", f.node.Split)
-	case f.graph.OnlyFolds > f.graph.Folds:
-		return usagef("--only-folds %d: must be in [0, %d] (0: all)", f.graph.OnlyFolds, f.graph.Folds)
+	if err := train.CheckSplit(f.node.Split); err != nil {
+		return usagef("--%v", err)
+	}
+	if err := f.graph.CheckOnlyFolds(); err != nil {
+		return usagef("--%v", err)
 	}
 	return nil
 }
