@@ -296,6 +296,7 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 	onEpoch, onRun := r.hooks()
 	p := r.Graph
 	p.BatchSize = r.batchSize()
+	p.SeededMicroBatches = train.RecipeSeededMicroBatches(r.ModelName())
 	return train.GraphJob{Dataset: ds, Build: build, Protocol: p, Config: r.TrainConfig(),
 		OnEpoch: onEpoch, OnRun: onRun}, nil
 }

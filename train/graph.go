@@ -58,7 +58,18 @@ type GraphProtocol struct {
 	// graph). Their gradients add up to the mini-batch's before its one
 	// optimiser step, so it is a speed and memory setting: results change
 	// only through float rounding and the order of the dropout draws.
-	MicroBatchNodes int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
+	// SeededMicroBatches makes a mini-batch's micro-batches independent
+	// pieces: each draws its dropout masks from a seed of its own (drawn in
+	// order from the fold's generator) and the mini-batch's gradient sums
+	// theirs in micro-batch order, so that a fold may run several at once,
+	// one per core the other folds leave free, with results that do not
+	// depend on how many. Off, they run one after another, drawing from
+	// the fold's generator in turn and adding into the gradients as they
+	// go (the results of commits before it). experiment.Run sets it from
+	// the model's recipe (train.RecipeSeededMicroBatches). It does nothing
+	// for models with buffers (batch norm) or whole mini-batches.
+	SeededMicroBatches bool
+	MicroBatchNodes    int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
 	// Parallel is the number of folds trained at once (default: one per
 	// core, runtime.GOMAXPROCS, and at most the folds to run; every fold's
 	// kernels keep to one core, see RunGraphProtocols). Results do not
@@ -103,6 +114,10 @@ type graphHooks struct {
 	progress func(Epoch)
 	onVal    func(ValScores)
 	onTest   func(CurvePoint)
+	// With SeededMicroBatches: how many micro-batches may run at once
+	// now, and a fresh model like the fold's for the helpers that run them.
+	cores     func() int
+	replicate func() (model.GraphModel, error)
 }
 
 // ValScores are the validation logits of one epoch of a graph run.
@@ -177,26 +192,25 @@ func (p GraphProtocol) Runs() int {
 // graphTrainer holds one fold's state; its batches and tapes are reused
 // across steps, so a warm step allocates nothing.
 type graphTrainer struct {
-	firstLoss  float64 // the loss of the run's first step
-	m          model.GraphModel
-	ds         *data.GraphDataset
-	split      data.Split
-	cfg        Config
-	sizes      graphBatching
-	opt        optim.Optimizer
-	lr         optim.Schedule
-	params     []*autodiff.Var[float32]
-	state      []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
-	curv       []model.Curvature        // Epoch.Curvatures, reused
-	rng        *rand.Rand
-	tape, eval autodiff.Tape[float32]
-	batch      data.GraphBatch
-	order      []int32
-	labels     autodiff.Labels
-	rows       []int32
-	onVal      func(ValScores) // see GraphProtocol.OnValidation
-	scores     ValScores
-	selected   []float32 // tr.state at the selected epoch, end to end
+	graphPass         // the model, its training tape and the batch in hand
+	firstLoss float64 // the loss of the run's first step
+	ds        *data.GraphDataset
+	split     data.Split
+	cfg       Config
+	sizes     graphBatching
+	opt       optim.Optimizer
+	lr        optim.Schedule
+	params    []*autodiff.Var[float32]
+	state     []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
+	curv      []model.Curvature        // Epoch.Curvatures, reused
+	rng       *rand.Rand
+	eval      autodiff.Tape[float32]
+	order     []int32
+	micro     microBatches    // SeededMicroBatches: the micro-batches' seeds and helpers
+	evalWork  evalPieces      // evaluation batches, shared with the helpers
+	onVal     func(ValScores) // see GraphProtocol.OnValidation
+	scores    ValScores
+	selected  []float32 // tr.state at the selected epoch, end to end
 }
 
 // graphBatching is how a fold's graphs go through the model: training
@@ -204,6 +218,7 @@ type graphTrainer struct {
 // and evaluation batches of at most eval graphs (and evalNodes nodes).
 type graphBatching struct {
 	size, microNodes, eval int
+	seeded                 bool // GraphProtocol.SeededMicroBatches
 }
 
 func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64) (*graphTrainer, error) {
@@ -228,7 +243,7 @@ func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split
 	if err != nil {
 		return nil, err
 	}
-	tr := &graphTrainer{m: m, ds: ds, split: split, cfg: cfg, sizes: sizes, opt: opt, lr: lr,
+	tr := &graphTrainer{graphPass: graphPass{m: m}, ds: ds, split: split, cfg: cfg, sizes: sizes, opt: opt, lr: lr,
 		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
 	for _, g := range m.Groups() {
 		if !g.Frozen && !g.Buffer {
@@ -237,7 +252,11 @@ func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split
 		if !g.Frozen {
 			tr.state = append(tr.state, g.Params...)
 		}
+		if g.Buffer && len(g.Params) > 0 {
+			tr.micro.noHelpers = true // a helper's model would update buffers of its own
+		}
 	}
+	tr.micro.seeded = sizes.seeded
 	if wb, ok := m.(model.WholeBatch); ok && wb.WholeBatch() {
 		tr.sizes.microNodes = math.MaxInt // batch statistics span the mini-batch
 	}
@@ -246,18 +265,32 @@ func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split
 	return tr, nil
 }
 
+// graphPass is a model with what one micro-batch needs to go through it:
+// a training tape and the batch's structures.
+type graphPass struct {
+	m      model.GraphModel
+	tape   autodiff.Tape[float32]
+	batch  data.GraphBatch
+	labels autodiff.Labels
+	rows   []int32
+}
+
 // load builds tr.batch from the graphs idx and points tr.labels and
 // tr.rows at them.
-func (tr *graphTrainer) load(idx []int32) error {
-	if err := tr.batch.Build(tr.ds, idx); err != nil {
+func (tr *graphTrainer) load(idx []int32) error { return tr.graphPass.load(tr.ds, idx) }
+
+// load builds p.batch from the graphs idx of ds and points p.labels and
+// p.rows at them.
+func (p *graphPass) load(ds *data.GraphDataset, idx []int32) error {
+	if err := p.batch.Build(ds, idx); err != nil {
 		return err
 	}
-	if err := tr.labels.Set(tr.batch.Y, tr.ds.NumClasses); err != nil {
+	if err := p.labels.Set(p.batch.Y, ds.NumClasses); err != nil {
 		return err
 	}
-	tr.rows = tr.rows[:0]
-	for i := range tr.batch.Y {
-		tr.rows = append(tr.rows, int32(i))
+	p.rows = p.rows[:0]
+	for i := range p.batch.Y {
+		p.rows = append(p.rows, int32(i))
 	}
 	return nil
 }
@@ -288,6 +321,9 @@ func (tr *graphTrainer) step(epoch int, idx []int32) (float64, int, error) {
 // the graphs idx, one micro-batch at a time, and returns the mean loss and
 // the number of correctly classified graphs.
 func (tr *graphTrainer) gradients(epoch int, idx []int32) (float64, int, error) {
+	if tr.micro.seeded {
+		return tr.seededGradients(epoch, idx)
+	}
 	tr.opt.ZeroGrad()
 	lv, correct := 0.0, 0
 	for lo, hi := 0, 0; lo < len(idx); lo = hi {
@@ -307,21 +343,26 @@ func (tr *graphTrainer) gradients(epoch int, idx []int32) (float64, int, error) 
 // gradient of share × their mean loss to the parameters' gradients, and
 // returns the mean loss and the number of correctly classified graphs.
 func (tr *graphTrainer) microStep(epoch int, idx []int32, share float64) (float64, int, error) {
-	if err := tr.load(idx); err != nil {
+	return tr.graphPass.step(tr.ds, epoch, idx, share, tr.rng)
+}
+
+// step is microStep on p's model, drawing its dropout masks from rng.
+func (p *graphPass) step(ds *data.GraphDataset, epoch int, idx []int32, share float64, rng *rand.Rand) (float64, int, error) {
+	if err := p.load(ds, idx); err != nil {
 		return 0, 0, err
 	}
-	tr.tape.Reset()
-	logits := tr.m.Forward(&tr.tape, &tr.batch, true, tr.rng)
-	loss := autodiff.SoftmaxCrossEntropy(&tr.tape, logits, tr.labels, tr.rows)
+	p.tape.Reset()
+	logits := p.m.Forward(&p.tape, &p.batch, true, rng)
+	loss := autodiff.SoftmaxCrossEntropy(&p.tape, logits, p.labels, p.rows)
 	lv := float64(loss.Value.Data[0])
 	if math.IsNaN(lv) || math.IsInf(lv, 0) {
 		return lv, 0, fmt.Errorf("train: epoch %d: training loss is %v: %w", epoch, lv, ErrNonFinite)
 	}
-	correct := int(math.Round(autodiff.Accuracy(&logits.Value, tr.labels, tr.rows) * float64(len(idx))))
+	correct := int(math.Round(autodiff.Accuracy(&logits.Value, p.labels, p.rows) * float64(len(idx))))
 	if share != 1 {
-		loss = autodiff.Scale(&tr.tape, loss, share)
+		loss = autodiff.Scale(&p.tape, loss, share)
 	}
-	if err := tr.tape.Backward(loss); err != nil {
+	if err := p.tape.Backward(loss); err != nil {
 		return lv, 0, err
 	}
 	return lv, correct, nil
@@ -373,27 +414,47 @@ func (tr *graphTrainer) batchEnd(set []int32, lo, maxGraphs, maxNodes int) int {
 
 // evaluate returns the accuracy and mean loss of the model on set in
 // evaluation mode. With record, it also collects the logits in tr.scores.
+// The evaluation batches are pieces that helpers may share (evalPieces);
+// their losses and accuracies add up in batch order.
 func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, err error) {
 	if len(set) == 0 {
 		return 0, 0, nil
 	}
-	tr.scores.Graphs, tr.scores.Labels, tr.scores.Logits = tr.scores.Graphs[:0], tr.scores.Labels[:0], tr.scores.Logits[:0]
-	correct := 0.0
+	ev := &tr.evalWork
+	ev.set, ev.record, ev.ends = set, record, ev.ends[:0]
 	for lo, hi := 0, 0; lo < len(set); lo = hi {
 		hi = tr.batchEnd(set, lo, tr.sizes.eval, evalNodes)
-		if err := tr.load(set[lo:hi]); err != nil {
-			return 0, 0, err
+		ev.ends = append(ev.ends, hi)
+	}
+	for len(ev.parts) < len(ev.ends) {
+		ev.parts = append(ev.parts, evalPart{})
+	}
+	w, err := tr.helpersFor(len(ev.ends))
+	if err != nil {
+		return 0, 0, err
+	}
+	ev.next.Store(0)
+	if err := tr.share(ev, w, func() { ev.take(tr.ds, &tr.graphPass, &tr.eval, tr.rng) }); err != nil {
+		return 0, 0, err
+	}
+	tr.scores.Graphs, tr.scores.Labels, tr.scores.Logits = tr.scores.Graphs[:0], tr.scores.Labels[:0], tr.scores.Logits[:0]
+	correct := 0.0
+	for k, part := range ev.parts[:len(ev.ends)] {
+		if part.err != nil {
+			return 0, 0, part.err
 		}
-		tr.eval.Reset()
-		out := tr.m.Forward(&tr.eval, &tr.batch, false, tr.rng)
-		l := autodiff.SoftmaxCrossEntropy(&tr.eval, out, tr.labels, tr.rows)
-		loss += float64(l.Value.Data[0]) * float64(hi-lo)
-		correct += autodiff.Accuracy(&out.Value, tr.labels, tr.rows) * float64(hi-lo)
+		lo := 0
+		if k > 0 {
+			lo = ev.ends[k-1]
+		}
+		hi := ev.ends[k]
+		loss += part.loss * float64(hi-lo)
+		correct += part.acc * float64(hi-lo)
 		if record {
 			tr.scores.Graphs = append(tr.scores.Graphs, set[lo:hi]...)
-			tr.scores.Labels = append(tr.scores.Labels, tr.batch.Y...)
-			tr.scores.Logits = append(tr.scores.Logits, out.Value.Data...)
-			tr.scores.Classes = out.Value.Cols
+			tr.scores.Labels = append(tr.scores.Labels, part.labels...)
+			tr.scores.Logits = append(tr.scores.Logits, part.logits...)
+			tr.scores.Classes = part.classes
 		}
 	}
 	n := float64(len(set))
@@ -413,7 +474,7 @@ func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, e
 // Patience counts the epochs since the validation accuracy last rose: a
 // tie moves the selection but does not reset it.
 func RunGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, progress func(Epoch)) (Result, error) {
-	return runGraph(m, ds, split, cfg, graphBatching{batchSize, DefaultMicroBatchNodes, defaultEvalBatch}, seed, graphHooks{progress: progress})
+	return runGraph(m, ds, split, cfg, graphBatching{size: batchSize, microNodes: DefaultMicroBatchNodes, eval: defaultEvalBatch}, seed, graphHooks{progress: progress})
 }
 
 func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (Result, error) {
@@ -422,6 +483,8 @@ func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg C
 		return Result{}, err
 	}
 	tr.onVal = hooks.onVal
+	tr.micro.cores, tr.micro.replicate = hooks.cores, hooks.replicate
+	defer tr.micro.close()
 	start := time.Now()
 	res := Result{Seed: seed, ValAcc: -1}
 	sinceBest := 0
@@ -533,7 +596,7 @@ func selectsGraphEpoch(best, valAcc float64) bool {
 // median ignores the runtime's own rare allocations, see StepAllocs).
 func GraphStepAllocs(m model.GraphModel, ds *data.GraphDataset, idx []int32, cfg Config) (float64, error) {
 	split := data.Split{Train: idx, Val: idx}
-	tr, err := newGraphTrainer(m, ds, split, cfg, graphBatching{len(idx), DefaultMicroBatchNodes, len(idx)}, 0)
+	tr, err := newGraphTrainer(m, ds, split, cfg, graphBatching{size: len(idx), microNodes: DefaultMicroBatchNodes, eval: len(idx)}, 0)
 	if err != nil {
 		return 0, err
 	}

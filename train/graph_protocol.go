@@ -3,8 +3,10 @@ package train
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prcaps/prcaps/tensor"
 
@@ -80,8 +82,9 @@ func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
 	// 1.8 times slower on 2 cores than on one; docs/performance.md). More
 	// cores serve as more folds at once (parallel).
 	defer tensor.OccupyAll()()
+	var running atomic.Int32
 	errs2 := forEachRun(len(tasks), parallel, func(i int) error {
-		runs[tasks[i].job].fold(tasks[i].fold, &mu)
+		runs[tasks[i].job].fold(tasks[i].fold, &mu, &running)
 		return nil
 	})
 	for i, err := range errs2 { // a panic outside fold's own guard
@@ -145,9 +148,10 @@ func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
 	return r, s, nil
 }
 
-// fold trains fold f; mu serialises the callbacks. A panic inside the fold
-// is its error.
-func (r *graphRun) fold(f int, mu *sync.Mutex) {
+// fold trains fold f; mu serialises the callbacks; running counts the
+// folds in training, whose cores a fold's micro-batches may share
+// (SeededMicroBatches). A panic inside the fold is its error.
+func (r *graphRun) fold(f int, mu *sync.Mutex, running *atomic.Int32) {
 	p, job := r.p, r.job
 	defer func() {
 		if e := recover(); e != nil {
@@ -168,6 +172,12 @@ func (r *graphRun) fold(f int, mu *sync.Mutex) {
 		}
 	}
 	hooks := graphHooks{stop: p.Stop}
+	if p.SeededMicroBatches {
+		running.Add(1)
+		defer running.Add(-1)
+		hooks.cores = func() int { return runtime.GOMAXPROCS(0) / max(int(running.Load()), 1) }
+		hooks.replicate = func() (model.GraphModel, error) { return job.Build(seed) }
+	}
 	if job.OnEpoch != nil {
 		hooks.progress = func(e Epoch) { mu.Lock(); job.OnEpoch(f, e); mu.Unlock() }
 	}
@@ -180,7 +190,7 @@ func (r *graphRun) fold(f int, mu *sync.Mutex) {
 	if p.OnModel != nil {
 		hooks.onModel = func(r Result) { mu.Lock(); p.OnModel(f, r, m); mu.Unlock() }
 	}
-	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch}, seed, hooks)
+	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch, p.SeededMicroBatches}, seed, hooks)
 	if err != nil {
 		r.fail(f, fmt.Errorf("fold %d (seed %d): %w", f, seed, err), mu)
 		return

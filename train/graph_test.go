@@ -129,7 +129,7 @@ func TestRunGraphSelectsTheLastBestEpoch(t *testing.T) {
 // epoch's parameters.
 func TestRunGraphScoresTheKeptParameters(t *testing.T) {
 	ds, split := mutagFold(t)
-	sizes := graphBatching{16, DefaultMicroBatchNodes, defaultEvalBatch}
+	sizes := graphBatching{size: 16, microNodes: DefaultMicroBatchNodes, eval: defaultEvalBatch}
 	for _, lr := range []float64{0.5, 0.2, 0.05} {
 		cfg := Config{Epochs: 30, LR: lr, Optimizer: "adam"}
 		m := newPoolNet(ds.NumFeatures, ds.NumClasses)
@@ -221,7 +221,7 @@ func TestMicroBatchesAddUpToTheBatch(t *testing.T) {
 	}
 	gradsFor := func(microNodes int) run {
 		m := newPoolNet(ds.NumFeatures, ds.NumClasses)
-		tr, err := newGraphTrainer(m, ds, data.Split{Train: idx, Val: idx}, cfg, graphBatching{16, microNodes, 16}, 0)
+		tr, err := newGraphTrainer(m, ds, data.Split{Train: idx, Val: idx}, cfg, graphBatching{size: 16, microNodes: microNodes, eval: 16}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,3 +122,12 @@ func RecipeBatchSize(model string) int {
 	}
 	return DefaultBatchSize
 }
+
+// RecipeSeededMicroBatches reports whether a registered graph model trains
+// with GraphProtocol.SeededMicroBatches by default: PR-CapsNet does, so
+// that a fold running alone uses every core for its micro-batches (one
+// NCI1 fold, docs/performance.md); the baselines keep micro-batches one
+// after another, which reproduces their published tables bit for bit.
+func RecipeSeededMicroBatches(model string) bool {
+	return strings.ToLower(model) == "prcapsnet"
+}

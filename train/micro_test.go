@@ -1,0 +1,168 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+)
+
+// seededRun trains the graph model name for a few epochs on a MUTAG fold
+// with seeded micro-batches, at most cores of them at once, and returns
+// its epoch records and final parameters.
+func seededRun(t *testing.T, name string, cores int) ([]string, []float32, int) {
+	t.Helper()
+	ds, split := mutagFold(t)
+	split.Val, split.Train = split.Train[:20], split.Train[20:]
+	mc, err := model.DefaultConfig(data.GraphTask, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builds := 0
+	build := func() (model.GraphModel, error) { builds++; return model.NewGraph(name, mc, model.GraphShape(ds), 4) }
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Recipe(data.GraphTask, name)
+	cfg.Epochs = 3
+	var log []string
+	hooks := graphHooks{
+		progress: func(e Epoch) {
+			log = append(log, fmt.Sprintf("%d %x %x %x", e.Epoch, math.Float64bits(e.Loss), math.Float64bits(e.TrainAcc), math.Float64bits(e.ValAcc)))
+		},
+		cores:     func() int { return cores },
+		replicate: build,
+	}
+	sizes := graphBatching{size: 16, microNodes: 40, eval: defaultEvalBatch, seeded: true}
+	res, err := runGraph(m, ds, split, cfg, sizes, 7, hooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log = append(log, fmt.Sprintf("test %x at %d", math.Float64bits(res.TestAcc), res.BestEpoch))
+	var params []float32
+	for _, g := range m.Groups() {
+		for _, p := range g.Params {
+			params = append(params, p.Value.Data...)
+		}
+	}
+	return log, params, builds
+}
+
+// With seeded micro-batches a fold trains to the same bits however many
+// micro-batches run at once: each draws from its own seed and the
+// gradients add up in micro-batch order. Under -race this also checks
+// that the helpers' models share nothing but the parameter values.
+func TestSeededMicroBatchesMatchAcrossCores(t *testing.T) {
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(n) })
+	}
+	for _, name := range []string{"prcapsnet", "gat", "ssgc", "mlp"} {
+		t.Run(name, func(t *testing.T) {
+			log1, p1, _ := seededRun(t, name, 1)
+			for _, cores := range []int{2, 3} {
+				log, p, builds := seededRun(t, name, cores)
+				if builds != cores { // the fold's model and a helper's per further core
+					t.Fatalf("%d at once: %d models built", cores, builds)
+				}
+				if !slices.Equal(log, log1) {
+					t.Fatalf("%d at once:\n%v\none at a time:\n%v", cores, log, log1)
+				}
+				if !slices.Equal(p, p1) {
+					t.Fatalf("%d at once: the final parameters differ from one at a time", cores)
+				}
+			}
+		})
+	}
+}
+
+// Seeded micro-batches still add up to the mini-batch's gradient: one
+// graph per micro-batch gives the gradient of the whole batch, up to float32
+// rounding (the pool network draws no dropout masks).
+func TestSeededMicroBatchesAddUpToTheBatch(t *testing.T) {
+	ds, _ := mutagFold(t)
+	idx := make([]int32, 16)
+	for i := range idx {
+		idx[i] = int32(11 * i)
+	}
+	cfg := Config{Epochs: 1, LR: 0.01, Optimizer: "adam"}
+	grads := func(microNodes int, seeded bool) (float64, int, []float32) {
+		m := newPoolNet(ds.NumFeatures, ds.NumClasses)
+		sizes := graphBatching{size: 16, microNodes: microNodes, eval: 16, seeded: seeded}
+		tr, err := newGraphTrainer(m, ds, data.Split{Train: idx, Val: idx}, cfg, sizes, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loss, correct, err := tr.gradients(1, idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return loss, correct, append(slices.Clone(m.w.Grad.Data), m.b.Grad.Data...)
+	}
+	wl, wc, whole := grads(1<<20, false)
+	sl, sc, single := grads(1, true)
+	if math.Abs(wl-sl) > 1e-6*wl || wc != sc {
+		t.Fatalf("loss %v and %d correct in one batch, %v and %d graph by graph", wl, wc, sl, sc)
+	}
+	scale := 0.0
+	for _, g := range whole {
+		scale = max(scale, math.Abs(float64(g)))
+	}
+	for j, g := range whole {
+		if d := math.Abs(float64(g - single[j])); d > 1e-5*scale {
+			t.Fatalf("grad[%d] = %v in one batch, %v graph by graph", j, g, single[j])
+		}
+	}
+}
+
+// A warm step with seeded micro-batches and a helper allocates nothing,
+// like the plain step (GraphStepAllocs).
+func TestSeededMicroBatchesStepAllocatesNothing(t *testing.T) {
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(n) })
+	}
+	ds, _ := mutagFold(t)
+	idx := make([]int32, 16)
+	for i := range idx {
+		idx[i] = int32(11 * i)
+	}
+	mc, err := model.DefaultConfig(data.GraphTask, "prcapsnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func() (model.GraphModel, error) { return model.NewGraph("prcapsnet", mc, model.GraphShape(ds), 1) }
+	m, err := build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := graphBatching{size: 16, microNodes: 64, eval: 8, seeded: true}
+	tr, err := newGraphTrainer(m, ds, data.Split{Train: idx, Val: idx}, Recipe(data.GraphTask, "prcapsnet"), sizes, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.micro.cores, tr.micro.replicate = func() int { return 2 }, build
+	defer tr.micro.close()
+	epoch := func() {
+		if _, _, err := tr.step(1, idx); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := tr.evaluate(idx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 20 {
+		epoch()
+	}
+	if len(tr.micro.helpers) != 1 {
+		t.Fatalf("%d helpers, want 1", len(tr.micro.helpers))
+	}
+	if a := testing.AllocsPerRun(20, epoch); a > 0.5 {
+		t.Fatalf("%v allocations per step and evaluation", a)
+	}
+}
