@@ -72,9 +72,11 @@ type GraphProtocol struct {
 	MicroBatchNodes    int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
 	// Parallel is the number of folds trained at once (default: one per
 	// core, runtime.GOMAXPROCS, and at most the folds to run; every fold's
-	// kernels keep to one core, see RunGraphProtocols). Results do not
-	// depend on it: every fold has its own model, seed and buffers.
-	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once, and graph folds always, keep to a core each); results do not depend on it"`
+	// kernels keep to one core, see RunGraphProtocols, and with
+	// SeededMicroBatches its micro-batches use the cores no other fold
+	// holds). Results do not depend on it: every fold has its own model,
+	// seed and buffers.
+	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it"`
 	// OnlyFolds, if positive, runs only the first OnlyFolds folds of the
 	// k-fold split (quick runs; the protocol then reports fewer runs).
 	OnlyFolds int `opt:"only-folds" min:"0" max:"1048576" help:"graph: run only the first N folds (0: all)"`

@@ -80,7 +80,9 @@ func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
 	// The folds' kernels never fork: on 128-node micro-batches a kernel is
 	// too small for a second core to pay for the hand-over (one NCI1 fold
 	// 1.8 times slower on 2 cores than on one; docs/performance.md). More
-	// cores serve as more folds at once (parallel).
+	// cores serve as more folds at once (parallel), and, with seeded
+	// micro-batches, a fold's micro-batches take the cores that no other
+	// fold in training (running) holds.
 	defer tensor.OccupyAll()()
 	var running atomic.Int32
 	errs2 := forEachRun(len(tasks), parallel, func(i int) error {

@@ -27,7 +27,7 @@ type NodeProtocol struct {
 	// run alone uses every core for its kernels, or, on a graph of at most
 	// 65,536 links (arcs plus nodes), evaluates each epoch on a second core
 	// beside the next epoch's training step.
-	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once, and graph folds always, keep to a core each); results do not depend on it"`
+	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it"`
 	// OnModel, if non-nil, is called after each run with the run's model
 	// holding the parameters of its selected epoch (to save it, e.g.); it
 	// must not keep m past the call. With Parallel > 1 it is called from

@@ -132,7 +132,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.IntVar(&o.Seeds, "seeds", 10, "runs per table cell (seeds first-seed, first-seed+1, ...)")
 	fs.IntVar(&o.FirstSeed, "first-seed", 0, "seed of the first run")
 	fs.IntVar(&o.Epochs, "epochs", 0, "training epochs (0: each model's recipe, 200 node, 100 graph); small values make quick smoke runs")
-	fs.IntVar(&o.Parallel, "parallel", 0, "runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once, and graph folds always, keep to a core each); results do not depend on it")
+	fs.IntVar(&o.Parallel, "parallel", 0, "runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it")
 	fs.IntVar(&o.Repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&o.Log, "log", "", "graph tables: `file` of finished folds (JSON lines); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
 	fs.BoolVar(&o.LogOnly, "log-only", false, "graph tables: make the tables from --log alone, training nothing (cells whose folds are not all there stay empty): a long bench's progress")
