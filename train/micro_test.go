@@ -3,10 +3,13 @@ package train
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 )
@@ -164,5 +167,43 @@ func TestSeededMicroBatchesStepAllocatesNothing(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(20, epoch); a > 0.5 {
 		t.Fatalf("%v allocations per step and evaluation", a)
+	}
+}
+
+// panicNet is a poolNet whose helper copies panic in their forward pass.
+type panicNet struct{ *poolNet }
+
+func (m panicNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	panic("helper forward")
+}
+
+// A helper's panic is the fold's error, not a crash of the process; a
+// helper that does not match the fold's model is an error before any piece
+// runs.
+func TestSeededMicroBatchesHelperFailures(t *testing.T) {
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(n) })
+	}
+	ds, split := mutagFold(t)
+	split.Val, split.Train = split.Train[:20], split.Train[20:]
+	cfg := Config{Epochs: 2, LR: 0.01, Optimizer: "adam"}
+	sizes := graphBatching{size: 16, microNodes: 40, eval: defaultEvalBatch, seeded: true}
+	for _, tc := range []struct {
+		name      string
+		replicate func() (model.GraphModel, error)
+		want      string
+	}{
+		{"panic", func() (model.GraphModel, error) { return panicNet{newPoolNet(ds.NumFeatures, ds.NumClasses)}, nil }, "micro-batch helper: panic: helper forward"},
+		{"shape", func() (model.GraphModel, error) { return newPoolNet(ds.NumFeatures+1, ds.NumClasses), nil }, `parameter "w" is 8×2, the model's 7×2`},
+		{"build", func() (model.GraphModel, error) { return nil, fmt.Errorf("no memory") }, "micro-batch helper: no memory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hooks := graphHooks{cores: func() int { return 2 }, replicate: tc.replicate}
+			_, err := runGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, sizes, 1, hooks)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one with %q", err, tc.want)
+			}
+		})
 	}
 }
