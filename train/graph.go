@@ -277,10 +277,6 @@ type graphPass struct {
 	rows   []int32
 }
 
-// load builds tr.batch from the graphs idx and points tr.labels and
-// tr.rows at them.
-func (tr *graphTrainer) load(idx []int32) error { return tr.graphPass.load(tr.ds, idx) }
-
 // load builds p.batch from the graphs idx of ds and points p.labels and
 // p.rows at them.
 func (p *graphPass) load(ds *data.GraphDataset, idx []int32) error {
@@ -445,11 +441,7 @@ func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, e
 		if part.err != nil {
 			return 0, 0, part.err
 		}
-		lo := 0
-		if k > 0 {
-			lo = ev.ends[k-1]
-		}
-		hi := ev.ends[k]
+		lo, hi := ev.bounds(k)
 		loss += part.loss * float64(hi-lo)
 		correct += part.acc * float64(hi-lo)
 		if record {

@@ -43,11 +43,10 @@ type microBatches struct {
 	helpers []*microHelper
 	// The mini-batch in hand, written before the helpers start on it and
 	// read-only while they work.
-	epoch int
-	idx   []int32
-	ends  []int        // the micro-batches' ends in idx
-	seeds []uint64     // their generators' seeds
-	next  atomic.Int32 // the next micro-batch to take
+	epoch  int
+	idx    []int32
+	pieces          // the micro-batches, by their ends in idx
+	seeds  []uint64 // their generators' seeds
 	// Each micro-batch's outcome, written by the goroutine that ran it.
 	parts []microPart
 	pcg   rand.PCG   // the trainer's model's generator for its pieces
@@ -114,15 +113,11 @@ func (mb *microBatches) takeOn(h *microHelper, ds *data.GraphDataset) {
 // them into the piece's outcome.
 func (mb *microBatches) take(ds *data.GraphDataset, p *graphPass, params []*autodiff.Var[float32], pcg *rand.PCG, rng *rand.Rand) {
 	for {
-		k := int(mb.next.Add(1)) - 1
-		if k >= len(mb.ends) {
+		k, ok := mb.claim()
+		if !ok {
 			return
 		}
-		lo := 0
-		if k > 0 {
-			lo = mb.ends[k-1]
-		}
-		hi := mb.ends[k]
+		lo, hi := mb.bounds(k)
 		share := float64(hi-lo) / float64(len(mb.idx))
 		zeroGrads(params)
 		pcg.Seed(mb.seeds[k], microSeedStream)
@@ -270,11 +265,8 @@ func (tr *graphTrainer) seededGradients(epoch int, idx []int32) (float64, int, e
 			}
 			off += len(g)
 		}
-		lo := 0
-		if k > 0 {
-			lo = mb.ends[k-1]
-		}
-		lv += part.loss * float64(mb.ends[k]-lo) / float64(len(idx))
+		lo, hi := mb.bounds(k)
+		lv += part.loss * float64(hi-lo) / float64(len(idx))
 		correct += part.correct
 	}
 	return lv, correct, nil
@@ -302,9 +294,8 @@ func (tr *graphTrainer) share(work microWork, w int, own func()) error {
 // result is the one of scoring them one after another.
 type evalPieces struct {
 	set    []int32
-	ends   []int
+	pieces      // the batches, by their ends in set
 	record bool // keep the logits and labels
-	next   atomic.Int32
 	parts  []evalPart
 }
 
@@ -325,16 +316,13 @@ func (ev *evalPieces) takeOn(h *microHelper, ds *data.GraphDataset) {
 // none is left.
 func (ev *evalPieces) take(ds *data.GraphDataset, p *graphPass, tape *autodiff.Tape[float32], rng *rand.Rand) {
 	for {
-		k := int(ev.next.Add(1)) - 1
-		if k >= len(ev.ends) {
+		k, ok := ev.claim()
+		if !ok {
 			return
 		}
-		lo := 0
-		if k > 0 {
-			lo = ev.ends[k-1]
-		}
+		lo, hi := ev.bounds(k)
 		part := &ev.parts[k]
-		if part.err = p.load(ds, ev.set[lo:ev.ends[k]]); part.err != nil {
+		if part.err = p.load(ds, ev.set[lo:hi]); part.err != nil {
 			continue
 		}
 		tape.Reset()
@@ -348,4 +336,25 @@ func (ev *evalPieces) take(ds *data.GraphDataset, p *graphPass, tape *autodiff.T
 			part.classes = out.Value.Cols
 		}
 	}
+}
+
+// pieces are consecutive parts of a list, given by their ends, that
+// several goroutines take in turn.
+type pieces struct {
+	ends []int
+	next atomic.Int32 // the next piece to take
+}
+
+// claim takes the next piece; ok is false when none is left.
+func (ps *pieces) claim() (k int, ok bool) {
+	k = int(ps.next.Add(1)) - 1
+	return k, k < len(ps.ends)
+}
+
+// bounds returns piece k's range in the list.
+func (ps *pieces) bounds(k int) (lo, hi int) {
+	if k > 0 {
+		lo = ps.ends[k-1]
+	}
+	return lo, ps.ends[k]
 }
