@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/gonum"
@@ -118,9 +119,24 @@ func scratchFree[T Float]() *freeList[*Dense[T]] {
 // launch runs k over [0, n): on the calling goroutine when the work is too
 // small to split, otherwise from a heap copy of k on ParallelRange.
 func (k *kernel[T]) launch(n, cost int) {
-	if parallelChunks(n, cost) <= 1 {
+	if splitWork(n, cost) <= 1 {
 		if n > 0 {
 			k.Range(0, n)
+		}
+		return
+	}
+	procs := runtime.GOMAXPROCS(0)
+	chunks := chunksFor(n, cost, procs)
+	if chunks <= 1 {
+		k.Range(0, n)
+		return
+	}
+	if size, serial := occupiedChunk(n, chunks, procs); serial {
+		// Every core is occupied: ParallelRange's chunks, in order, here,
+		// without the heap record (whose free list two goroutines would
+		// share).
+		for lo := 0; lo < n; lo += size {
+			k.Range(lo, min(lo+size, n))
 		}
 		return
 	}

@@ -53,12 +53,16 @@ func ParallelRange(n, cost int, r Ranger) {
 	if n <= 0 {
 		return
 	}
-	chunks := parallelChunks(n, cost)
-	if chunks <= 1 {
+	if splitWork(n, cost) <= 1 {
 		r.Range(0, n)
 		return
 	}
 	procs := runtime.GOMAXPROCS(0)
+	chunks := chunksFor(n, cost, procs)
+	if chunks <= 1 {
+		r.Range(0, n)
+		return
+	}
 	size := (n + chunks - 1) / chunks
 	chunks = (n + size - 1) / size
 	helpers := min(procs-max(int(occupied.Load()), 1), chunks-1)
@@ -140,14 +144,41 @@ func Serial(n, cost int) bool {
 // parallelChunks is the number of chunks ParallelRange splits [0, n) into;
 // 1 means the loop runs serially on the caller.
 func parallelChunks(n, cost int) int {
-	procs := runtime.GOMAXPROCS(0)
+	if splitWork(n, cost) <= 1 {
+		return 1
+	}
+	return chunksFor(n, cost, runtime.GOMAXPROCS(0))
+}
+
+// splitWork is the work of n indices of the given cost in units of
+// minGrain, which bounds the number of chunks worth having: at most 1, the
+// loop runs on its caller whatever the cores, and the callers ask the
+// runtime for GOMAXPROCS (which takes the scheduler's lock, contended when
+// a graph fold's micro-batches run on two goroutines) only above it.
+func splitWork(n, cost int) int {
+	if n <= 1 {
+		return 1
+	}
+	return n * max(cost, 1) / minGrain
+}
+
+// chunksFor is parallelChunks for procs cores.
+func chunksFor(n, cost, procs int) int {
 	if n <= 1 || procs <= 1 {
 		return 1
 	}
-	cost = max(cost, 1)
-	// Work in units of minGrain decides how many chunks are worth having.
-	chunks := min(n, n*cost/minGrain, procs*chunksPerWorker)
+	chunks := min(n, splitWork(n, cost), procs*chunksPerWorker)
 	return max(chunks, 1)
+}
+
+// occupiedChunk returns the chunk size ParallelRange would use for a call
+// that runs serially on its caller because every core is occupied, and
+// whether that is the case (chunks > 1 chunks of n for procs cores).
+func occupiedChunk(n, chunks, procs int) (size int, serial bool) {
+	if procs-max(int(occupied.Load()), 1) > 0 {
+		return 0, false
+	}
+	return (n + chunks - 1) / chunks, true
 }
 
 // job is the scheduling record of one ParallelRange call. It is shared with
