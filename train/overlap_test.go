@@ -134,9 +134,11 @@ func TestOverlappedEvaluationPatience(t *testing.T) {
 }
 
 // The overlapped path allocates nothing per epoch once warm: 200 more
-// epochs cost no more allocations than a handful that the runtime makes on
-// its own now and then (the channels to the evaluation goroutine carry
-// values, and its tape reuses its buffers).
+// epochs cost no more allocations than the runtime makes on its own now and
+// then (the channels to the evaluation goroutine carry values, and its tape
+// reuses its buffers). On a loaded machine (the rest of go test ./... beside
+// it) those came to 22 once, so the bound is 100: an allocation in every
+// epoch, or every other, still fails.
 func TestOverlappedEvaluationAllocatesNothing(t *testing.T) {
 	ds, split := overlapGraph(t)
 	mallocs := func(epochs int) uint64 {
@@ -159,7 +161,7 @@ func TestOverlappedEvaluationAllocatesNothing(t *testing.T) {
 		return after.Mallocs - before.Mallocs
 	}
 	short, long := mallocs(20), mallocs(220)
-	if long > short+20 {
+	if long > short+100 {
 		t.Errorf("20 epochs allocate %d times, 220 epochs %d: the steady state allocates", short, long)
 	}
 }
