@@ -296,7 +296,9 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 	onEpoch, onRun := r.hooks()
 	p := r.Graph
 	p.BatchSize = r.batchSize()
-	p.SeededMicroBatches = train.RecipeSeededMicroBatches(r.ModelName())
+	if p.SeededMicroBatches, err = p.MicroBatchSeedsFor(r.ModelName()); err != nil {
+		return train.GraphJob{}, err
+	}
 	return train.GraphJob{Dataset: ds, Build: build, Protocol: p, Config: r.TrainConfig(),
 		OnEpoch: onEpoch, OnRun: onRun}, nil
 }

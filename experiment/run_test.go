@@ -128,3 +128,26 @@ func TestRunMemoryCheck(t *testing.T) {
 		t.Errorf("graph job in 1 MiB: %v", err)
 	}
 }
+
+// A graph job's seeded micro-batches follow the model's recipe unless
+// MicroBatchSeeds says on or off; anything else is refused.
+func TestGraphJobMicroBatchSeeds(t *testing.T) {
+	mutag, err := data.Load("mutag", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		model, seeds string
+		want         bool
+	}{
+		{"prcapsnet", "", true}, {"prcapsnet", "off", false}, {"gat", "", false}, {"gat", "on", true}, {"gin", "", false},
+	} {
+		job, err := Run{Model: tc.model, Dataset: mutag, Graph: train.GraphProtocol{MicroBatchSeeds: tc.seeds}}.GraphJob()
+		if err != nil || job.Protocol.SeededMicroBatches != tc.want {
+			t.Errorf("%s with %q: seeded %v, %v; want %v", tc.model, tc.seeds, job.Protocol.SeededMicroBatches, err, tc.want)
+		}
+	}
+	if _, err := (Run{Dataset: mutag, Graph: train.GraphProtocol{MicroBatchSeeds: "yes"}}).GraphJob(); err == nil || !strings.Contains(err.Error(), `micro-batch-seeds "yes"`) {
+		t.Errorf("micro-batch-seeds yes: %v", err)
+	}
+}

@@ -66,10 +66,15 @@ type GraphProtocol struct {
 	// depend on how many. Off, they run one after another, drawing from
 	// the fold's generator in turn and adding into the gradients as they
 	// go (the results of commits before it). experiment.Run sets it from
-	// the model's recipe (train.RecipeSeededMicroBatches). It does nothing
-	// for models with buffers (batch norm) or whole mini-batches.
+	// MicroBatchSeeds. A model with buffers (batch norm) runs every piece
+	// on the fold's own model, so it gains no speed from it, though its
+	// dropout masks still come from the pieces' seeds.
 	SeededMicroBatches bool
-	MicroBatchNodes    int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
+	// MicroBatchSeeds is SeededMicroBatches as experiment.Run (and so the
+	// CLI) takes it: "on", "off", or "" for the model's recipe
+	// (MicroBatchSeedsFor resolves it).
+	MicroBatchSeeds string `opt:"micro-batch-seeds" help:"graph: on: each micro-batch of a mini-batch draws its dropout masks from a seed of its own and the gradients add up in micro-batch order, so that a fold alone runs its micro-batches on every core with the same results; off: one after another, drawing from the fold's generator in turn (the baselines' published tables, and PR-CapsNet's before a7525e3) (default: the model's recipe: on for prcapsnet, off otherwise)"`
+	MicroBatchNodes int    `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
 	// Parallel is the number of folds trained at once (default: one per
 	// core, runtime.GOMAXPROCS, and at most the folds to run; every fold's
 	// kernels keep to one core, see RunGraphProtocols, and with

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
@@ -130,4 +131,19 @@ func RecipeBatchSize(model string) int {
 // after another, which reproduces their published tables bit for bit.
 func RecipeSeededMicroBatches(model string) bool {
 	return strings.ToLower(model) == "prcapsnet"
+}
+
+// MicroBatchSeedsFor resolves p.MicroBatchSeeds for the registered graph
+// model: "on" and "off" as they say, "" the model's recipe
+// (RecipeSeededMicroBatches).
+func (p GraphProtocol) MicroBatchSeedsFor(model string) (bool, error) {
+	switch p.MicroBatchSeeds {
+	case "":
+		return RecipeSeededMicroBatches(model), nil
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("micro-batch-seeds %q: want on or off (empty: the model's recipe)", p.MicroBatchSeeds)
 }

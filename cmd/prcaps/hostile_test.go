@@ -110,6 +110,8 @@ func TestHostileInvalidValues(t *testing.T) {
 		cases = append(cases, hostileCase{[]string{"train", "--task", "graph", "--data", "", "--only-folds", c.value}, 2, c.want})
 	}
 	cases = append(cases,
+		hostileCase{[]string{"train", "--task", "graph", "--data", "", "--micro-batch-seeds", "maybe"}, 2, `--micro-batch-seeds "maybe": want on or off`},
+		hostileCase{[]string{"train", "--data", "", "--micro-batch-seeds", "on"}, 2, "--micro-batch-seeds does not apply to node classification"},
 		hostileCase{[]string{"train", "--data", "", "--folds", "5"}, 2, "--folds does not apply to node classification"},
 		hostileCase{[]string{"train", "--data", "", "--model", "gcn", "--k", "3"}, 2, "--k does not apply"},
 		hostileCase{[]string{"bench", "--seeds", "0"}, 2, "--seeds must be at least 1"},

@@ -150,6 +150,9 @@ func (f *trainFlags) check(ds *data.Dataset) error {
 	if err := f.graph.CheckOnlyFolds(); err != nil {
 		return usagef("--%v", err)
 	}
+	if _, err := f.graph.MicroBatchSeedsFor(f.model); err != nil {
+		return usagef("--%v", err)
+	}
 	return nil
 }
 
