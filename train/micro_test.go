@@ -7,7 +7,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
@@ -186,11 +188,33 @@ func TestSeededMicroBatchesStepAllocatesNothing(t *testing.T) {
 	}
 }
 
-// panicNet is a poolNet whose helper copies panic in their forward pass.
-type panicNet struct{ *poolNet }
+// panicNet is a poolNet whose helper copies panic in their forward pass,
+// after closing started.
+type panicNet struct {
+	*poolNet
+	started chan struct{}
+	once    *sync.Once
+}
 
 func (m panicNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	m.once.Do(func() { close(m.started) })
 	panic("helper forward")
+}
+
+// waitNet is a poolNet whose first forward pass waits until a helper has
+// started one (started closes), so that the helper surely takes a piece.
+type waitNet struct {
+	*poolNet
+	started chan struct{}
+}
+
+func (m waitNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	select {
+	case <-m.started:
+	case <-time.After(10 * time.Second):
+		panic("no helper started a piece in 10 s")
+	}
+	return m.poolNet.Forward(t, b, training, rng)
 }
 
 // A helper's panic is the fold's error, not a crash of the process; a
@@ -205,18 +229,25 @@ func TestSeededMicroBatchesHelperFailures(t *testing.T) {
 	split.Val, split.Train = split.Train[:20], split.Train[20:]
 	cfg := Config{Epochs: 2, LR: 0.01, Optimizer: "adam"}
 	sizes := graphBatching{size: 16, microNodes: 40, eval: defaultEvalBatch, seeded: true}
+	started := make(chan struct{})
 	for _, tc := range []struct {
 		name      string
 		replicate func() (model.GraphModel, error)
 		want      string
 	}{
-		{"panic", func() (model.GraphModel, error) { return panicNet{newPoolNet(ds.NumFeatures, ds.NumClasses)}, nil }, "micro-batch helper: panic: helper forward"},
+		{"panic", func() (model.GraphModel, error) {
+			return panicNet{newPoolNet(ds.NumFeatures, ds.NumClasses), started, new(sync.Once)}, nil
+		}, "micro-batch helper: panic: helper forward"},
 		{"shape", func() (model.GraphModel, error) { return newPoolNet(ds.NumFeatures+1, ds.NumClasses), nil }, `parameter "w" is 8×2, the model's 7×2`},
 		{"build", func() (model.GraphModel, error) { return nil, fmt.Errorf("no memory") }, "micro-batch helper: no memory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hooks := graphHooks{cores: func() int { return 2 }, replicate: tc.replicate}
-			_, err := runGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, sizes, 1, hooks)
+			m := model.GraphModel(newPoolNet(ds.NumFeatures, ds.NumClasses))
+			if tc.name == "panic" {
+				m = waitNet{m.(*poolNet), started}
+			}
+			_, err := runGraph(m, ds, split, cfg, sizes, 1, hooks)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}
