@@ -266,14 +266,15 @@ func (tr *graphTrainer) seededGradients(epoch int, idx []int32) (float64, int, e
 			off += len(g)
 		}
 		lo, hi := mb.bounds(k)
-		lv += part.loss * float64(hi-lo) / float64(len(idx))
+		lv += part.loss * (float64(hi-lo) / float64(len(idx))) // the share, as gradients weighs it
 		correct += part.correct
 	}
 	return lv, correct, nil
 }
 
-// share has w helpers take pieces of work while the trainer takes them by
-// own, and returns once all are done, with a helper's panic as the error.
+// share has w helpers take pieces of work while the trainer takes them
+// too (own), and returns once all are done, with a helper's panic as the
+// error.
 func (tr *graphTrainer) share(work microWork, w int, own func()) error {
 	for _, h := range tr.micro.helpers[:w] {
 		h.start <- work
