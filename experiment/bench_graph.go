@@ -175,7 +175,7 @@ type loggedFold struct {
 func cellKey(memo string, ds *data.Dataset, p train.GraphProtocol) string {
 	text := fmt.Sprintf("%s|%s|%s|folds %d|first seed %d|fold seed %d|val %v|batch %d|micro %d|eval %d",
 		memo, ds.Fingerprint(), p.Name(), p.Folds, p.FirstSeed, p.FoldSeed, p.ValFrac, p.BatchSize, p.MicroBatchNodes, p.EvalBatch)
-	if p.SeededMicroBatches {
+	if p.MicroBatchSeeds == "on" {
 		text += "|seeded micro-batches"
 	}
 	sum := sha256.Sum256([]byte(text))

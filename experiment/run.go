@@ -296,8 +296,14 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 	onEpoch, onRun := r.hooks()
 	p := r.Graph
 	p.BatchSize = r.batchSize()
-	if p.SeededMicroBatches, err = p.MicroBatchSeedsFor(r.ModelName()); err != nil {
+	if err := p.Check(); err != nil {
 		return train.GraphJob{}, err
+	}
+	if p.MicroBatchSeeds == "" {
+		p.MicroBatchSeeds = "off"
+		if train.RecipeSeededMicroBatches(r.ModelName()) {
+			p.MicroBatchSeeds = "on"
+		}
 	}
 	return train.GraphJob{Dataset: ds, Build: build, Protocol: p, Config: r.TrainConfig(),
 		OnEpoch: onEpoch, OnRun: onRun}, nil

@@ -58,29 +58,26 @@ type GraphProtocol struct {
 	// graph). Their gradients add up to the mini-batch's before its one
 	// optimiser step, so it is a speed and memory setting: results change
 	// only through float rounding and the order of the dropout draws.
-	// SeededMicroBatches makes a mini-batch's micro-batches independent
+	MicroBatchNodes int `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
+	// MicroBatchSeeds "on" makes a mini-batch's micro-batches independent
 	// pieces: each draws its dropout masks from a seed of its own (drawn in
 	// order from the fold's generator) and the mini-batch's gradient sums
 	// theirs in micro-batch order, so that a fold may run several at once,
 	// one per core the other folds leave free, with results that do not
-	// depend on how many. Off, they run one after another, drawing from
-	// the fold's generator in turn and adding into the gradients as they
-	// go (the results of commits before it). experiment.Run sets it from
-	// MicroBatchSeeds. A model with buffers (batch norm) runs every piece
-	// on the fold's own model, so it gains no speed from it, though its
-	// dropout masks still come from the pieces' seeds.
-	SeededMicroBatches bool
-	// MicroBatchSeeds is SeededMicroBatches as experiment.Run (and so the
-	// CLI) takes it: "on", "off", or "" for the model's recipe
-	// (MicroBatchSeedsFor resolves it).
+	// depend on how many. "off", and "" here, runs them one after another,
+	// drawing from the fold's generator in turn and adding into the
+	// gradients as they go (the results of commits before a7525e3);
+	// experiment.Run takes "" as the model's recipe
+	// (RecipeSeededMicroBatches). A model with buffers (batch norm) runs
+	// every piece on the fold's own model, so it gains no speed from it,
+	// though its dropout masks still come from the pieces' seeds.
 	MicroBatchSeeds string `opt:"micro-batch-seeds" help:"graph: on: each micro-batch of a mini-batch draws its dropout masks from a seed of its own and the gradients add up in micro-batch order, so that a fold alone runs its micro-batches on every core with the same results; off: one after another, drawing from the fold's generator in turn (the baselines' published tables, and PR-CapsNet's before a7525e3) (default: the model's recipe: on for prcapsnet, off otherwise)"`
-	MicroBatchNodes int    `opt:"micro-batch-nodes" min:"1" max:"1073741824" help:"graph: a mini-batch goes through the model in parts of at most this many nodes (whole graphs; default 128), whose gradients add up before the step; a speed and memory setting that changes results only through rounding and dropout draws (models with batch norm, such as gin, always take whole mini-batches)"`
 	// Parallel is the number of folds trained at once (default: one per
 	// core, runtime.GOMAXPROCS, and at most the folds to run; every fold's
-	// kernels keep to one core, see RunGraphProtocols, and with
-	// SeededMicroBatches its micro-batches use the cores no other fold
-	// holds). Results do not depend on it: every fold has its own model,
-	// seed and buffers.
+	// kernels keep to one core, see RunGraphProtocols, and with seeded
+	// micro-batches its micro-batches use the cores no other fold holds).
+	// Results do not depend on it: every fold has its own model, seed and
+	// buffers.
 	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it"`
 	// OnlyFolds, if positive, runs only the first OnlyFolds folds of the
 	// k-fold split (quick runs; the protocol then reports fewer runs).
@@ -121,7 +118,7 @@ type graphHooks struct {
 	progress func(Epoch)
 	onVal    func(ValScores)
 	onTest   func(CurvePoint)
-	// With SeededMicroBatches: how many micro-batches may run at once
+	// With seeded micro-batches: how many micro-batches may run at once
 	// now, and a fresh model like the fold's for the helpers that run them.
 	cores     func() int
 	replicate func() (model.GraphModel, error)
@@ -213,7 +210,7 @@ type graphTrainer struct {
 	rng       *rand.Rand
 	eval      autodiff.Tape[float32]
 	order     []int32
-	micro     microBatches    // SeededMicroBatches: the micro-batches' seeds and helpers
+	micro     microBatches    // seeded micro-batches: their seeds and helpers
 	evalWork  evalPieces      // evaluation batches, shared with the helpers
 	onVal     func(ValScores) // see GraphProtocol.OnValidation
 	scores    ValScores
@@ -225,7 +222,7 @@ type graphTrainer struct {
 // and evaluation batches of at most eval graphs (and evalNodes nodes).
 type graphBatching struct {
 	size, microNodes, eval int
-	seeded                 bool // GraphProtocol.SeededMicroBatches
+	seeded                 bool // GraphProtocol.MicroBatchSeeds "on"
 }
 
 func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64) (*graphTrainer, error) {
@@ -263,7 +260,7 @@ func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split
 			tr.micro.noHelpers = true // a helper's model would update buffers of its own
 		}
 	}
-	tr.micro.seeded = sizes.seeded
+	tr.micro.rng = rand.New(&tr.micro.pcg)
 	if wb, ok := m.(model.WholeBatch); ok && wb.WholeBatch() {
 		tr.sizes.microNodes = math.MaxInt // batch statistics span the mini-batch
 	}
@@ -324,7 +321,7 @@ func (tr *graphTrainer) step(epoch int, idx []int32) (float64, int, error) {
 // the graphs idx, one micro-batch at a time, and returns the mean loss and
 // the number of correctly classified graphs.
 func (tr *graphTrainer) gradients(epoch int, idx []int32) (float64, int, error) {
-	if tr.micro.seeded {
+	if tr.sizes.seeded {
 		return tr.seededGradients(epoch, idx)
 	}
 	tr.opt.ZeroGrad()
@@ -424,20 +421,12 @@ func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, e
 		return 0, 0, nil
 	}
 	ev := &tr.evalWork
-	ev.set, ev.record, ev.ends = set, record, ev.ends[:0]
-	for lo, hi := 0, 0; lo < len(set); lo = hi {
-		hi = tr.batchEnd(set, lo, tr.sizes.eval, evalNodes)
-		ev.ends = append(ev.ends, hi)
-	}
+	ev.set, ev.record = set, record
+	tr.cut(&ev.pieces, set, tr.sizes.eval, evalNodes)
 	for len(ev.parts) < len(ev.ends) {
 		ev.parts = append(ev.parts, evalPart{})
 	}
-	w, err := tr.helpersFor(len(ev.ends))
-	if err != nil {
-		return 0, 0, err
-	}
-	ev.next.Store(0)
-	if err := tr.share(ev, w, func() { ev.take(tr.ds, &tr.graphPass, &tr.eval, tr.rng) }); err != nil {
+	if err := tr.share(ev, &ev.pieces, func() { ev.take(tr.ds, &tr.graphPass, &tr.eval, tr.rng) }); err != nil {
 		return 0, 0, err
 	}
 	tr.scores.Graphs, tr.scores.Labels, tr.scores.Logits = tr.scores.Graphs[:0], tr.scores.Labels[:0], tr.scores.Logits[:0]

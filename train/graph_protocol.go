@@ -152,7 +152,7 @@ func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
 
 // fold trains fold f; mu serialises the callbacks; running counts the
 // folds in training, whose cores a fold's micro-batches may share
-// (SeededMicroBatches). A panic inside the fold is its error.
+// (MicroBatchSeeds). A panic inside the fold is its error.
 func (r *graphRun) fold(f int, mu *sync.Mutex, running *atomic.Int32) {
 	p, job := r.p, r.job
 	defer func() {
@@ -174,7 +174,8 @@ func (r *graphRun) fold(f int, mu *sync.Mutex, running *atomic.Int32) {
 		}
 	}
 	hooks := graphHooks{stop: p.Stop}
-	if p.SeededMicroBatches {
+	seeded := p.MicroBatchSeeds == "on"
+	if seeded {
 		running.Add(1)
 		defer running.Add(-1)
 		hooks.cores = func() int { return runtime.GOMAXPROCS(0) / max(int(running.Load()), 1) }
@@ -192,7 +193,7 @@ func (r *graphRun) fold(f int, mu *sync.Mutex, running *atomic.Int32) {
 	if p.OnModel != nil {
 		hooks.onModel = func(r Result) { mu.Lock(); p.OnModel(f, r, m); mu.Unlock() }
 	}
-	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch, p.SeededMicroBatches}, seed, hooks)
+	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch, seeded}, seed, hooks)
 	if err != nil {
 		r.fail(f, fmt.Errorf("fold %d (seed %d): %w", f, seed, err), mu)
 		return

@@ -26,7 +26,7 @@ const (
 )
 
 // microBatches runs a mini-batch's micro-batches as independent pieces
-// (GraphProtocol.SeededMicroBatches): micro-batch k draws its dropout masks
+// (GraphProtocol.MicroBatchSeeds "on"): micro-batch k draws its dropout masks
 // from a generator seeded with the k-th draw of the fold's generator, its
 // gradients are computed from zero and kept aside, and the mini-batch's
 // gradient is ((g₀ + g₁) + g₂) + …, in micro-batch order. No piece reads
@@ -35,7 +35,6 @@ const (
 // parameters share their values with the trainer's. The sums, and so the
 // results, are the same however many take part.
 type microBatches struct {
-	seeded    bool
 	cores     func() int                       // how many may take part now (nil: one)
 	replicate func() (model.GraphModel, error) // a fresh model like the trainer's (nil: no helpers)
 	noHelpers bool                             // the model keeps buffers: every piece runs on the trainer's model
@@ -219,33 +218,23 @@ func (tr *graphTrainer) helpersFor(n int) (int, error) {
 	return w, nil
 }
 
-// seededGradients is gradients for SeededMicroBatches: it sets the
+// seededGradients is gradients for seeded micro-batches: it sets the
 // parameters' gradients to those of the mean loss over the graphs idx as
 // the sum of the micro-batches' gradients in their order (see
 // microBatches), and returns the mean loss and the number of correctly
 // classified graphs.
 func (tr *graphTrainer) seededGradients(epoch int, idx []int32) (float64, int, error) {
 	mb := &tr.micro
-	if mb.rng == nil {
-		mb.rng = rand.New(&mb.pcg)
-	}
 	mb.epoch, mb.idx = epoch, idx
-	mb.ends, mb.seeds = mb.ends[:0], mb.seeds[:0]
-	for lo, hi := 0, 0; lo < len(idx); lo = hi {
-		hi = tr.batchEnd(idx, lo, len(idx), tr.sizes.microNodes)
-		mb.ends = append(mb.ends, hi)
+	tr.cut(&mb.pieces, idx, len(idx), tr.sizes.microNodes)
+	mb.seeds = mb.seeds[:0]
+	for range mb.ends {
 		mb.seeds = append(mb.seeds, tr.rng.Uint64())
 	}
 	for len(mb.parts) < len(mb.ends) {
 		mb.parts = append(mb.parts, microPart{})
 	}
-	w, err := tr.helpersFor(len(mb.ends))
-	if err != nil {
-		return 0, 0, err
-	}
-	mb.next.Store(0)
-	err = tr.share(mb, w, func() { mb.take(tr.ds, &tr.graphPass, tr.params, &mb.pcg, mb.rng) })
-	if err != nil {
+	if err := tr.share(mb, &mb.pieces, func() { mb.take(tr.ds, &tr.graphPass, tr.params, &mb.pcg, mb.rng) }); err != nil {
 		return 0, 0, err
 	}
 	lv, correct := 0.0, 0
@@ -272,21 +261,35 @@ func (tr *graphTrainer) seededGradients(epoch int, idx []int32) (float64, int, e
 	return lv, correct, nil
 }
 
-// share has w helpers take pieces of work while the trainer takes them
-// too (own), and returns once all are done, with a helper's panic as the
-// error.
-func (tr *graphTrainer) share(work microWork, w int, own func()) error {
+// share has the helpers that can be had (helpersFor) take the pieces ps
+// of work while the trainer takes them too (own), and returns once all
+// are done, with a failed helper build or a helper's panic as the error.
+func (tr *graphTrainer) share(work microWork, ps *pieces, own func()) error {
+	w, err := tr.helpersFor(len(ps.ends))
+	if err != nil {
+		return err
+	}
+	ps.next.Store(0)
 	for _, h := range tr.micro.helpers[:w] {
 		h.start <- work
 	}
 	own()
-	var err error
 	for _, h := range tr.micro.helpers[:w] {
 		if e, _ := spinRecv(h.done, resultSpin); e != nil && err == nil {
 			err = e
 		}
 	}
 	return err
+}
+
+// cut sets ps to the consecutive batches of set that batchEnd makes: at
+// most maxGraphs graphs and maxNodes nodes each, at least one graph.
+func (tr *graphTrainer) cut(ps *pieces, set []int32, maxGraphs, maxNodes int) {
+	ps.ends = ps.ends[:0]
+	for lo, hi := 0, 0; lo < len(set); lo = hi {
+		hi = tr.batchEnd(set, lo, maxGraphs, maxNodes)
+		ps.ends = append(ps.ends, hi)
+	}
 }
 
 // evalPieces are the evaluation batches of a set of graphs as pieces: each

@@ -125,25 +125,24 @@ func RecipeBatchSize(model string) int {
 }
 
 // RecipeSeededMicroBatches reports whether a registered graph model trains
-// with GraphProtocol.SeededMicroBatches by default: PR-CapsNet does, so
-// that a fold running alone uses every core for its micro-batches (one
-// NCI1 fold, docs/performance.md); the baselines keep micro-batches one
-// after another, which reproduces their published tables bit for bit.
+// with seeded micro-batches (GraphProtocol.MicroBatchSeeds "on") by
+// default: PR-CapsNet does, so that a fold running alone uses every core
+// for its micro-batches (one NCI1 fold, docs/performance.md); the
+// baselines keep micro-batches one after another, which reproduces their
+// published tables bit for bit.
 func RecipeSeededMicroBatches(model string) bool {
 	return strings.ToLower(model) == "prcapsnet"
 }
 
-// MicroBatchSeedsFor resolves p.MicroBatchSeeds for the registered graph
-// model: "on" and "off" as they say, "" the model's recipe
-// (RecipeSeededMicroBatches).
-func (p GraphProtocol) MicroBatchSeedsFor(model string) (bool, error) {
-	switch p.MicroBatchSeeds {
-	case "":
-		return RecipeSeededMicroBatches(model), nil
-	case "on":
-		return true, nil
-	case "off":
-		return false, nil
+// Check reports a protocol setting out of range: OnlyFolds
+// (CheckOnlyFolds) or a MicroBatchSeeds other than "on", "off" and "".
+func (p GraphProtocol) Check() error {
+	if err := p.CheckOnlyFolds(); err != nil {
+		return err
 	}
-	return false, fmt.Errorf("micro-batch-seeds %q: want on or off (empty: the model's recipe)", p.MicroBatchSeeds)
+	switch p.MicroBatchSeeds {
+	case "", "on", "off":
+		return nil
+	}
+	return fmt.Errorf("micro-batch-seeds %q: want on or off (empty: the model's recipe)", p.MicroBatchSeeds)
 }

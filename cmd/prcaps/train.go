@@ -147,10 +147,7 @@ func (f *trainFlags) check(ds *data.Dataset) error {
 	if err := train.CheckSplit(f.node.Split); err != nil {
 		return usagef("--%v", err)
 	}
-	if err := f.graph.CheckOnlyFolds(); err != nil {
-		return usagef("--%v", err)
-	}
-	if _, err := f.graph.MicroBatchSeedsFor(f.model); err != nil {
+	if err := f.graph.Check(); err != nil {
 		return usagef("--%v", err)
 	}
 	return nil
