@@ -11,7 +11,6 @@ import (
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
-	"github.com/prcaps/prcaps/optim"
 )
 
 // GraphBuilder makes a fresh graph model for one fold from that fold's seed.
@@ -196,18 +195,12 @@ func (p GraphProtocol) Runs() int {
 // graphTrainer holds one fold's state; its batches and tapes are reused
 // across steps, so a warm step allocates nothing.
 type graphTrainer struct {
+	learner
 	graphPass         // the model, its training tape and the batch in hand
 	firstLoss float64 // the loss of the run's first step
 	ds        *data.GraphDataset
 	split     data.Split
-	cfg       Config
 	sizes     graphBatching
-	opt       optim.Optimizer
-	lr        optim.Schedule
-	params    []*autodiff.Var[float32]
-	state     []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
-	curv      []model.Curvature        // Epoch.Curvatures, reused
-	rng       *rand.Rand
 	eval      autodiff.Tape[float32]
 	order     []int32
 	micro     microBatches    // seeded micro-batches: their seeds and helpers
@@ -239,23 +232,13 @@ func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split
 	if sizes.size < 1 || sizes.eval < 1 || sizes.microNodes < 1 {
 		return nil, fmt.Errorf("train: batch sizes %d, %d and micro-batch bound %d must be positive", sizes.size, sizes.eval, sizes.microNodes)
 	}
-	opt, err := NewOptimizer(cfg, m.Groups())
+	groups := m.Groups()
+	l, err := newLearner(groups, cfg, seed)
 	if err != nil {
 		return nil, err
 	}
-	lr, err := cfg.schedule()
-	if err != nil {
-		return nil, err
-	}
-	tr := &graphTrainer{graphPass: graphPass{m: m}, ds: ds, split: split, cfg: cfg, sizes: sizes, opt: opt, lr: lr,
-		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
-	for _, g := range m.Groups() {
-		if !g.Frozen && !g.Buffer {
-			tr.params = append(tr.params, g.Params...)
-		}
-		if !g.Frozen {
-			tr.state = append(tr.state, g.Params...)
-		}
+	tr := &graphTrainer{learner: l, graphPass: graphPass{m: m}, ds: ds, split: split, sizes: sizes}
+	for _, g := range groups {
 		if g.Buffer && len(g.Params) > 0 {
 			tr.micro.noHelpers = true // a helper's model would update buffers of its own
 		}
@@ -306,15 +289,10 @@ func (tr *graphTrainer) step(epoch int, idx []int32) (float64, int, error) {
 	if err != nil {
 		return lv, 0, err
 	}
-	if tr.cfg.Clip > 0 {
-		if _, err := optim.ClipGradNorm(tr.params, tr.cfg.Clip); err != nil {
-			return lv, 0, fmt.Errorf("train: epoch %d: %w: %w", epoch, ErrNonFinite, err)
-		}
+	if err := tr.update(epoch); err != nil {
+		return lv, 0, err
 	}
-	if err := tr.opt.Step(); err != nil {
-		return lv, 0, fmt.Errorf("train: epoch %d: %w", epoch, err)
-	}
-	return lv, correct, checkFinite(epoch, tr.params)
+	return lv, correct, nil
 }
 
 // gradients sets the parameters' gradients to those of the mean loss over

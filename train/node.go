@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"time"
@@ -129,17 +128,11 @@ func NodeLabels(y []int32, classes int) (autodiff.Labels, error) {
 // nodeTrainer holds one run's state: the model, its optimiser, the tapes
 // for training and evaluation, and the labels.
 type nodeTrainer struct {
+	learner
 	m      model.NodeModel
 	ds     *data.NodeDataset
 	split  data.Split
-	cfg    Config
 	labels autodiff.Labels
-	opt    optim.Optimizer
-	lr     optim.Schedule
-	params []*autodiff.Var[float32]
-	state  []*autodiff.Var[float32] // params and buffers: what a snapshot keeps
-	curv   []model.Curvature        // Epoch.Curvatures, reused
-	rng    *rand.Rand
 	// tape records the training passes and, with NoGrad set for the
 	// while, the evaluation ones: an evaluation pass records the ops of a
 	// training pass at the same positions (dropout takes its position with
@@ -167,24 +160,11 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 	if err != nil {
 		return nil, err
 	}
-	opt, err := NewOptimizer(cfg, m.Groups())
+	l, err := newLearner(m.Groups(), cfg, seed)
 	if err != nil {
 		return nil, err
 	}
-	lr, err := cfg.schedule()
-	if err != nil {
-		return nil, err
-	}
-	tr := &nodeTrainer{m: m, ds: ds, split: split, cfg: cfg, labels: labels, opt: opt, lr: lr,
-		rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))}
-	for _, g := range m.Groups() {
-		if !g.Frozen && !g.Buffer {
-			tr.params = append(tr.params, g.Params...) // clipped together
-		}
-		if !g.Frozen {
-			tr.state = append(tr.state, g.Params...)
-		}
-	}
+	tr := &nodeTrainer{learner: l, m: m, ds: ds, split: split, labels: labels}
 	tr.tape.ReleaseGrads = true // the step reads only parameter gradients
 	tr.rows, _ = m.(model.RowsForwarder)
 	return tr, nil
@@ -218,19 +198,6 @@ func (tr *nodeTrainer) gradients(epoch int) (float64, error) {
 	}
 	tr.opt.ZeroGrad()
 	return lv, tr.tape.Backward(loss)
-}
-
-// update clips the gradients and takes the optimiser step.
-func (tr *nodeTrainer) update(epoch int) error {
-	if tr.cfg.Clip > 0 {
-		if _, err := optim.ClipGradNorm(tr.params, tr.cfg.Clip); err != nil {
-			return fmt.Errorf("train: epoch %d: %w: %w", epoch, ErrNonFinite, err)
-		}
-	}
-	if err := tr.opt.Step(); err != nil {
-		return fmt.Errorf("train: epoch %d: %w", epoch, err)
-	}
-	return checkFinite(epoch, tr.params)
 }
 
 // evaluate scores every node in evaluation mode on the training tape and
