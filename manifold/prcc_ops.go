@@ -109,21 +109,107 @@ func (p *alignOp[T]) zRow(i, c int) []T {
 
 func (p *alignOp[T]) forwardRows(lo, hi int) {
 	C, d := p.w.Value.Rows, p.z.Value.Cols
-	var qz, nz float64
+	W := p.w.Value.Data
 	for i := lo; i < hi; i++ {
-		y := p.out.Value.Data[i*C : (i+1)*C]
-		for c := range y {
-			z := p.zRow(i, c)
-			if p.perClass || c == 0 {
-				qz = p.metric(z, z)
-				nz = math.Max(math.Sqrt(math.Abs(qz)), AlignEps)
+		if p.perClass {
+			for c := 0; c < C; c++ {
+				qz, gw := metricPair(p.zRow(i, c), W[c*d:(c+1)*d], p.neg)
+				p.score(i*C+c, c, gw, newAlignNorm(qz))
 			}
-			raw := p.metric(z, p.w.Value.Data[c*d:(c+1)*d]) / (nz * p.nw[c])
-			e := i*C + c
-			p.raw[e], p.inz[e], p.sz[e] = raw, 1/nz, alignNormSlope(qz, nz)
-			y[c] = T(math.Max(-AlignClip, math.Min(AlignClip, raw)))
+			continue
+		}
+		z := p.zRow(i, 0)
+		n := newAlignNorm(p.metric(z, z))
+		c := 0
+		for ; c+4 <= C; c += 4 {
+			for k, gw := range metric4(z, W[c*d:(c+4)*d], p.neg) {
+				p.score(i*C+c+k, c+k, gw, n)
+			}
+		}
+		for ; c < C; c++ {
+			p.score(i*C+c, c, p.metric(z, W[c*d:(c+1)*d]), n)
 		}
 	}
+}
+
+// alignNorm is what the alignment keeps of a z row's pseudo-norm: the
+// floored n = max(√|q|, ε), q = g(z,z), its inverse and the slope s of
+// alignNormSlope.
+type alignNorm struct{ n, inv, s float64 }
+
+func newAlignNorm(q float64) alignNorm {
+	r := math.Sqrt(math.Abs(q))
+	n := r
+	if n < AlignEps { // math.Max(r, AlignEps) without its call: NaN stays NaN
+		n = AlignEps
+	}
+	var s float64 // alignNormSlope(q, n), the root taken once
+	if r > AlignEps {
+		s = 1 / (n * n)
+		if q < 0 {
+			s = -s
+		}
+	}
+	return alignNorm{n: n, inv: 1 / n, s: s}
+}
+
+// score sets output element e, of class c, from gw = g(z,w_c)
+// and z's norm: the unclipped score, 1/n_z and the slope s_z for the
+// backward pass, and the score clipped to ±AlignClip (math.Max and
+// math.Min would give the same bits, NaN included, at the cost of a call
+// each).
+func (p *alignOp[T]) score(e, c int, gw float64, z alignNorm) {
+	raw := gw / (z.n * p.nw[c])
+	p.raw[e], p.inz[e], p.sz[e] = raw, z.inv, z.s
+	y := raw
+	if y > AlignClip {
+		y = AlignClip
+	} else if y < -AlignClip {
+		y = -AlignClip
+	}
+	p.out.Value.Data[e] = T(y)
+}
+
+// metricPair returns g(z,z) and g(z,w), each summed as metric sums it, in
+// one pass: the two sums are independent chains of additions, so they
+// overlap in the pipeline where two calls would each wait on their own.
+func metricPair[T Float](z, w []T, neg int) (zz, zw float64) {
+	w = w[:len(z)]
+	var a, b, c, e float64
+	for q := 0; q < neg; q++ {
+		x := float64(z[q])
+		a += x * x
+		b += x * float64(w[q])
+	}
+	for q := neg; q < len(z); q++ {
+		x := float64(z[q])
+		c += x * x
+		e += x * float64(w[q])
+	}
+	return -a + c, -b + e
+}
+
+// metric4 returns g(z, w_k) for the four consecutive rows w_k of w (4×len(z)),
+// each summed as metric sums it, with the four chains interleaved.
+func metric4[T Float](z, w []T, neg int) [4]float64 {
+	d := len(z)
+	w0, w1, w2, w3 := w[:d], w[d:2*d], w[2*d:3*d], w[3*d:4*d]
+	var t0, t1, t2, t3, s0, s1, s2, s3 float64
+	for q := 0; q < neg; q++ {
+		x := float64(z[q])
+		t0 += x * float64(w0[q])
+		t1 += x * float64(w1[q])
+		t2 += x * float64(w2[q])
+		t3 += x * float64(w3[q])
+	}
+	for q := neg; q < d; q++ {
+		x := float64(z[q])
+		s0 += x * float64(w0[q])
+		s1 += x * float64(w1[q])
+		s2 += x * float64(w2[q])
+		s3 += x * float64(w3[q])
+	}
+	return [4]float64{-t0 + s0, -t1 + s1, -t2 + s2, -t3 + s3}
 }
 
 // alignNormSlope returns the s with ∂n/∂v = n·s·J·v for the floored
