@@ -63,7 +63,7 @@ func meanStd(xs []float64) (mean, std float64) {
 // accuracy of recs as bands over the runs.
 func TrainingBands(recs []experiment.EpochRecord) (loss Band, acc []Band) {
 	loss = bands(recs, []string{"training loss"}, func(r experiment.EpochRecord, _ int) (float64, bool) { return r.Loss, true })[0]
-	acc = bands(recs, []string{"train accuracy", "validation accuracy"}, func(r experiment.EpochRecord, k int) (float64, bool) {
+	acc = bands(recs, []string{"train accuracy (training pass)", "validation accuracy"}, func(r experiment.EpochRecord, k int) (float64, bool) {
 		if k == 0 {
 			return r.TrainAcc, true
 		}

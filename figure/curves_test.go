@@ -26,7 +26,7 @@ func TestBandsAndSelection(t *testing.T) {
 	if len(loss.Epochs) != 3 || loss.Mean[0] != 3 || loss.Std[0] != 1 || loss.Runs[0] != 2 || loss.Runs[2] != 1 || loss.Mean[2] != 0.5 {
 		t.Errorf("loss band %+v", loss)
 	}
-	if len(acc) != 2 || math.Abs(acc[1].Mean[0]-0.3) > 1e-15 || acc[0].Label != "train accuracy" {
+	if len(acc) != 2 || math.Abs(acc[1].Mean[0]-0.3) > 1e-15 || acc[0].Label != "train accuracy (training pass)" {
 		t.Errorf("accuracy bands %+v", acc)
 	}
 	if sel := SelectedEpochs(recs); len(sel) != 2 || sel[0] != 2 || sel[1] != 1 {

@@ -69,8 +69,10 @@ type RowsForwarder interface {
 	// which can pair their other terms differently), and the other rows
 	// hold finite values of no meaning.
 	// rows must not be modified while the model uses it (it is kept
-	// between calls, like g and x), and calls with other rows must not run
-	// at once (an evaluation pass through Forward may).
+	// between calls, like g and x). Passes with two sets of rows may run
+	// at once on two tapes (a training step's and an evaluation's), as may
+	// evaluation passes through Forward; a third set must wait until the
+	// passes with one of the others are done.
 	ForwardRows(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) *autodiff.Var[float32]
 }
 

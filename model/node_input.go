@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
@@ -28,32 +29,57 @@ type nodeInput struct {
 	deg []float64
 	lk  capsule.Links
 
-	// lkRows are lk with the links of the parents outside a set of rows
-	// removed (their segments left empty): the last routing layer of a
-	// pass that reads only those rows (rowLinks). rowsOf, rowsLen and
-	// rowsGen say which rows and which build of lk they were made for,
-	// rowsLk is lkRows, or lk when the rows cover every node.
-	lkRows  capsule.Links
-	rowsLk  *capsule.Links
-	rowsOf  *int32
-	rowsLen int
-	rowsGen int
+	// rows holds lk with the links of the parents outside a set of rows
+	// removed, for the last routing layer of a pass that reads only those
+	// rows (rowLinks): two sets, the training nodes of a training step and
+	// the nodes an evaluation pass scores, whose passes may run at once.
+	rowsMu sync.Mutex
+	rows   [2]rowLinks
+	uses   int // rowLinks calls, the clock of rowLinks.used
+}
+
+// rowLinks are the routing links of one set of rows: links, lk with the
+// other parents' links removed (their segments left empty), made for the
+// rows at of (len n) and the build gen of lk; ptr is links, or lk when the
+// rows cover every node.
+type rowLinks struct {
+	links capsule.Links
+	ptr   *capsule.Links
+	of    *int32
+	n     int
+	gen   int
+	used  int // the clock at its last use: the least recent is rebuilt
 }
 
 // rowLinks returns the routing links of a pass that reads only the nodes
-// rows (prepare has run): lk when the rows cover every node, else lkRows,
-// rebuilt when rows or the graph changed. Every parent keeps its place, so
-// the per-parent blocks of the routing's reductions hold the same parents
-// as with lk: a parent outside rows only has no links, where with lk it
-// would add exact zeros (its upstream gradient is zero).
+// rows (prepare has run): lk when the rows cover every node, else lk
+// without the other parents' links, built once for each of the last two
+// sets of rows asked for. Every parent keeps its place, so the per-parent
+// blocks of the routing's reductions hold the same parents as with lk: a
+// parent outside rows only has no links, where with lk it would add exact
+// zeros (its upstream gradient is zero). Passes with two sets of rows may
+// call it at once; a third set replaces the one used least recently, so
+// it must not be asked for while that one's pass runs.
 func (in *nodeInput) rowLinks(rows []int32) *capsule.Links {
-	l := &in.lk
 	if len(rows) == 0 {
-		return l
+		return &in.lk
 	}
-	if in.rowsLk != nil && in.rowsOf == &rows[0] && in.rowsLen == len(rows) && in.rowsGen == in.gen {
-		return in.rowsLk
+	in.rowsMu.Lock()
+	defer in.rowsMu.Unlock()
+	in.uses++
+	r := &in.rows[0]
+	for k := range in.rows {
+		c := &in.rows[k]
+		if c.ptr != nil && c.of == &rows[0] && c.n == len(rows) && c.gen == in.gen {
+			c.used = in.uses
+			return c.ptr
+		}
+		if c.used < r.used {
+			r = c
+		}
 	}
+	r.used = in.uses
+	l := &in.lk
 	n := l.Parents
 	mask := make([]bool, n) // once per set of rows
 	kept := 0
@@ -66,22 +92,22 @@ func (in *nodeInput) rowLinks(rows []int32) *capsule.Links {
 			kept++
 		}
 	}
-	r := &in.lkRows
-	r.Parents, r.Children, r.Copies = n, l.Children, l.Copies
-	r.Ptr = append(r.Ptr[:0], 0)
-	r.Child = r.Child[:0]
+	lr := &r.links
+	lr.Parents, lr.Children, lr.Copies = n, l.Children, l.Copies
+	lr.Ptr = append(lr.Ptr[:0], 0)
+	lr.Child = lr.Child[:0]
 	for j := 0; j < n; j++ {
 		if mask[j] {
-			r.Child = append(r.Child, l.Child[l.Ptr[j]:l.Ptr[j+1]]...)
+			lr.Child = append(lr.Child, l.Child[l.Ptr[j]:l.Ptr[j+1]]...)
 		}
-		r.Ptr = append(r.Ptr, int32(len(r.Child)))
+		lr.Ptr = append(lr.Ptr, int32(len(lr.Child)))
 	}
-	r.Changed()
-	in.rowsOf, in.rowsLen, in.rowsGen, in.rowsLk = &rows[0], len(rows), in.gen, r
+	lr.Changed()
+	r.of, r.n, r.gen, r.ptr = &rows[0], len(rows), in.gen, lr
 	if kept == n {
-		in.rowsLk = l // every node: lk itself, no second index
+		r.ptr = l // every node: lk itself, no second index
 	}
-	return in.rowsLk
+	return r.ptr
 }
 
 // prepare points in at g and x. A mismatch between the features and the

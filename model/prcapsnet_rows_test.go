@@ -86,3 +86,49 @@ func TestPRCapsNetForwardRowsMatchesForward(t *testing.T) {
 		}
 	}
 }
+
+// An evaluation pass that reads the validation and test rows gives their
+// logits bit for bit as Forward does, while training passes on the
+// training rows run beside it on another tape (the two sets of rows a run
+// uses: run with -race, this also checks that they share nothing they
+// write), in every variant of the node network.
+func TestPRCapsNetForwardRowsTwoSetsAtOnce(t *testing.T) {
+	sbm, err := data.GenerateSBM(data.SBMConfig{Edges: 900, Nodes: 120, Features: 30, NNZ: 4, Classes: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := sbm.Node
+	split := data.RandomSplit(ds.Y, 2, 0.6, 0.2)
+	evalRows := append(append([]int32(nil), split.Val...), split.Test...)
+	for name, edit := range prcapsVariants() {
+		cfg := model.DefaultPRCapsConfig()
+		edit(&cfg)
+		m, err := model.NewPRCapsNet(cfg, model.NodeShape(ds), 3)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var whole, part autodiff.Tape[float32]
+		whole.NoGrad, part.NoGrad = true, true
+		want := m.Forward(&whole, ds.Graph, ds.X, false, nil)
+		for round := range 3 {
+			done := make(chan struct{})
+			go func() { // a training pass on the training rows, beside the evaluation
+				defer close(done)
+				var tape autodiff.Tape[float32]
+				rng := rand.New(rand.NewPCG(5, uint64(round)))
+				m.ForwardRows(&tape, ds.Graph, ds.X, split.Train, true, rng)
+			}()
+			part.Reset()
+			got := m.ForwardRows(&part, ds.Graph, ds.X, evalRows, false, nil)
+			<-done
+			c := got.Value.Cols
+			for _, r := range evalRows {
+				for q := int(r) * c; q < int(r+1)*c; q++ {
+					if math.Float32bits(got.Value.Data[q]) != math.Float32bits(want.Value.Data[q]) {
+						t.Fatalf("%s, round %d: row %d logit %v, Forward gives %v", name, round, r, got.Value.Data[q], want.Value.Data[q])
+					}
+				}
+			}
+		}
+	}
+}

@@ -82,8 +82,12 @@ func NewOptimizer(cfg Config, groups []optim.Group[float32]) (optim.Optimizer, e
 
 // Epoch is the progress report of one epoch.
 type Epoch struct {
-	Epoch                     int // 1-based
-	Loss                      float64
+	Epoch int // 1-based
+	Loss  float64
+	// TrainAcc is the accuracy on the training nodes of the epoch's
+	// training pass (dropout on, the parameters before its update), as
+	// graph classification reports it: an evaluation pass scores only the
+	// validation and test nodes.
 	TrainAcc, ValAcc, TestAcc float64
 	Best                      bool    // this epoch is the best so far on validation
 	LR                        float64 // the learning rate the epoch trained at
@@ -97,7 +101,7 @@ type Result struct {
 	Seed      uint64  `json:"seed"`
 	BestEpoch int     `json:"best_epoch"`
 	Epochs    int     `json:"epochs"`
-	TrainAcc  float64 `json:"train_acc"`
+	TrainAcc  float64 `json:"train_acc"` // the best epoch's (Epoch.TrainAcc)
 	ValAcc    float64 `json:"val_acc"`
 	TestAcc   float64 `json:"test_acc"`
 	ValLoss   float64 `json:"val_loss"`
@@ -139,9 +143,14 @@ type nodeTrainer struct {
 	// Tape.Skip), so it reuses their buffers instead of holding a second
 	// set.
 	tape autodiff.Tape[float32]
-	// rows is m when its training passes can skip the nodes outside the
-	// training set (model.RowsForwarder), else nil.
-	rows model.RowsForwarder
+	// rows is m when its passes can skip the nodes they do not read
+	// (model.RowsForwarder), else nil: a training pass reads the training
+	// nodes, an evaluation pass evalRows, the validation and test nodes.
+	rows     model.RowsForwarder
+	evalRows []int32
+	// trainAcc is the accuracy of the last training pass on the training
+	// nodes.
+	trainAcc float64
 }
 
 func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64) (*nodeTrainer, error) {
@@ -166,7 +175,9 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 	}
 	tr := &nodeTrainer{learner: l, m: m, ds: ds, split: split, labels: labels}
 	tr.tape.ReleaseGrads = true // the step reads only parameter gradients
-	tr.rows, _ = m.(model.RowsForwarder)
+	if tr.rows, _ = m.(model.RowsForwarder); tr.rows != nil {
+		tr.evalRows = slices.Concat(split.Val, split.Test)
+	}
 	return tr, nil
 }
 
@@ -192,6 +203,7 @@ func (tr *nodeTrainer) gradients(epoch int) (float64, error) {
 		logits = tr.m.Forward(&tr.tape, tr.ds.Graph, tr.ds.X, true, tr.rng)
 	}
 	loss := autodiff.SoftmaxCrossEntropy(&tr.tape, logits, tr.labels, tr.split.Train)
+	tr.trainAcc = autodiff.Accuracy(&logits.Value, tr.labels, tr.split.Train)
 	lv := float64(loss.Value.Data[0])
 	if math.IsNaN(lv) || math.IsInf(lv, 0) {
 		return lv, fmt.Errorf("train: epoch %d: training loss is %v: %w", epoch, lv, ErrNonFinite)
@@ -200,8 +212,8 @@ func (tr *nodeTrainer) gradients(epoch int) (float64, error) {
 	return lv, tr.tape.Backward(loss)
 }
 
-// evaluate scores every node in evaluation mode on the training tape and
-// fills e's accuracies; it returns the validation loss.
+// evaluate scores the validation and test nodes in evaluation mode on the
+// training tape and fills e's accuracies; it returns the validation loss.
 func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
 	t := &tr.tape
 	t.NoGrad = true
@@ -212,9 +224,13 @@ func (tr *nodeTrainer) evaluate(e *Epoch) float64 {
 // evaluateOn is evaluate on the tape t, which has NoGrad set.
 func (tr *nodeTrainer) evaluateOn(t *autodiff.Tape[float32], e *Epoch) float64 {
 	t.Reset()
-	out := tr.m.Forward(t, tr.ds.Graph, tr.ds.X, false, nil)
+	var out *autodiff.Var[float32]
+	if tr.rows != nil {
+		out = tr.rows.ForwardRows(t, tr.ds.Graph, tr.ds.X, tr.evalRows, false, nil)
+	} else {
+		out = tr.m.Forward(t, tr.ds.Graph, tr.ds.X, false, nil)
+	}
 	vl := autodiff.SoftmaxCrossEntropy(t, out, tr.labels, tr.split.Val)
-	e.TrainAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Train)
 	e.ValAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Val)
 	e.TestAcc = autodiff.Accuracy(&out.Value, tr.labels, tr.split.Test)
 	return float64(vl.Value.Data[0])
@@ -277,12 +293,14 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 		defer tensor.OccupyAll()()
 		ev = tr.startEvaluator()
 		defer ev.close()
-	} else if tr.rows != nil {
-		// The training passes (the training nodes' rows only) and the
-		// evaluation passes (every row) share one tape: one evaluation
-		// pass first sizes its buffers for both, where a first training
-		// pass would leave buffers too small for the first evaluation,
-		// replaced then as garbage that raises the peak memory.
+	} else if tr.rows != nil && len(tr.evalRows) > len(tr.split.Train) {
+		// The training passes (the training nodes' rows) and the
+		// evaluation passes (the validation and test nodes' rows) share
+		// one tape. When the evaluation scores more nodes (a Planetoid
+		// split), one evaluation pass first sizes its buffers for both,
+		// where a first training pass would leave buffers too small for
+		// the first evaluation, replaced then as garbage that raises the
+		// peak memory.
 		var warm Epoch
 		tr.evaluate(&warm)
 	}
@@ -321,7 +339,7 @@ func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 		if err := tr.update(epoch); err != nil {
 			return res, err
 		}
-		ep := Epoch{Epoch: epoch, Loss: lv, LR: tr.opt.LR()}
+		ep := Epoch{Epoch: epoch, Loss: lv, TrainAcc: tr.trainAcc, LR: tr.opt.LR()}
 		if ev != nil {
 			ev.start(ep)
 			pending = true
