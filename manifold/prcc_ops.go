@@ -24,7 +24,9 @@ type alignOp[T Float] struct {
 	z, w, out *autodiff.Var[T]
 	neg       int  // time-like coordinates (sign −) at the start of a row
 	perClass  bool // out[g][c] pairs z row g·C+c with w row c
-	qw, nw    []float64
+	// Per class: g(w,w), the floored pseudo-norm of w and its slope
+	// (alignNormSlope).
+	qw, nw, sw []float64
 	// Per output element, from the forward pass: the unclipped score and
 	// 1/n_z (n_z the floored pseudo-norm of its z row) and the slope s_z.
 	raw, inz, sz []float64
@@ -77,9 +79,9 @@ func recordAlign[T Float](op string, t *autodiff.Tape[T], z, w *autodiff.Var[T],
 	}
 	p.z, p.w, p.out, p.neg, p.perClass = z, w, out, dims.T, perClass
 	if cap(p.qw) < C {
-		p.qw, p.nw = make([]float64, C), make([]float64, C)
+		p.qw, p.nw, p.sw = make([]float64, C), make([]float64, C), make([]float64, C)
 	}
-	p.qw, p.nw = p.qw[:C], p.nw[:C]
+	p.qw, p.nw, p.sw = p.qw[:C], p.nw[:C], p.sw[:C]
 	if n := rows * C; cap(p.raw) < n {
 		p.raw, p.inz, p.sz = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
@@ -88,6 +90,7 @@ func recordAlign[T Float](op string, t *autodiff.Tape[T], z, w *autodiff.Var[T],
 		wc := w.Value.Data[c*d : (c+1)*d]
 		p.qw[c] = p.metric(wc, wc)
 		p.nw[c] = math.Max(math.Sqrt(math.Abs(p.qw[c])), AlignEps)
+		p.sw[c] = alignNormSlope(p.qw[c], p.nw[c])
 	}
 	tensor.ParallelFor(rows, 4*C*d, p.fwd)
 	return out
@@ -267,6 +270,7 @@ func (p *alignOp[T]) backwardBlocks(blo, bhi int) {
 					if p.perClass {
 						clear(acc)
 					}
+					acc := acc[:len(wc)] // bounds hint
 					for j, v := range wc {
 						acc[j] += k * float64(v)
 					}
@@ -279,10 +283,11 @@ func (p *alignOp[T]) backwardBlocks(blo, bhi int) {
 				}
 				if wg {
 					pwc := pw[c*d : (c+1)*d]
+					pwc = pwc[:len(z)] // bounds hint
 					for j, v := range z {
 						pwc[j] += k * float64(v)
 					}
-					ps[c] += g * raw * alignNormSlope(p.qw[c], p.nw[c])
+					ps[c] += g * raw * p.sw[c]
 				}
 			}
 			if zg && !p.perClass {

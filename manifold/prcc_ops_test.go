@@ -76,7 +76,13 @@ func TestAlignInterleavedBits(t *testing.T) {
 // BenchmarkAlignForward32 is the node classifier's alignment (one z row
 // per node scored against every class) and the graph classifier's (one z
 // row per class capsule) on Cora-sized inputs.
-func BenchmarkAlignForward32(b *testing.B) {
+func BenchmarkAlignForward32(b *testing.B) { benchAlign(b, false) }
+
+// BenchmarkAlignForwardBackward32 is BenchmarkAlignForward32 with the
+// backward pass of an upstream gradient of ones.
+func BenchmarkAlignForwardBackward32(b *testing.B) { benchAlign(b, true) }
+
+func benchAlign(b *testing.B, backward bool) {
 	dims := Dims{S: 8, T: 8}
 	for _, perClass := range []bool{false, true} {
 		b.Run(fmt.Sprintf("perClass=%v", perClass), func(b *testing.B) {
@@ -93,16 +99,26 @@ func BenchmarkAlignForward32(b *testing.B) {
 					m.Data[i] = float32(rng.NormFloat64())
 				}
 			}
-			zv, wv := leaf(z, "z"), leaf(w, "w")
+			zv, wv := autodiff.NewVar(z, backward), autodiff.NewVar(w, backward)
 			var tp autodiff.Tape[float32]
-			tp.NoGrad = true
+			tp.NoGrad = !backward
+			seed := tensor.NewDense[float32](n, C)
+			for i := range seed.Data {
+				seed.Data[i] = 1
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				tp.Reset()
+				var out *autodiff.Var[float32]
 				if perClass {
-					AlignPerClass(&tp, zv, wv, dims)
+					out = AlignPerClass(&tp, zv, wv, dims)
 				} else {
-					Align(&tp, zv, wv, dims)
+					out = Align(&tp, zv, wv, dims)
+				}
+				if backward {
+					if err := tp.BackwardSeeded(out, seed); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 		})
