@@ -34,15 +34,15 @@ type nodeInput struct {
 	// rows (rowLinks): two sets, the training nodes of a training step and
 	// the nodes an evaluation pass scores, whose passes may run at once.
 	rowsMu sync.Mutex
-	rows   [2]rowLinks
-	uses   int // rowLinks calls, the clock of rowLinks.used
+	rows   [2]rowSet
+	uses   int // rowLinks calls, the clock of rowSet.used
 }
 
-// rowLinks are the routing links of one set of rows: links, lk with the
+// rowSet holds the routing links of one set of rows: links, lk with the
 // other parents' links removed (their segments left empty), made for the
 // rows at of (len n) and the build gen of lk; ptr is links, or lk when the
 // rows cover every node.
-type rowLinks struct {
+type rowSet struct {
 	links capsule.Links
 	ptr   *capsule.Links
 	of    *int32
