@@ -65,9 +65,9 @@ type RowsForwarder interface {
 	// ForwardRows records what Forward records, except that only the
 	// logits of the nodes rows are meant to be read: theirs are Forward's
 	// bit for bit, the gradients a loss on them sends back to the
-	// parameters are Forward's up to rounding (sums may skip exact zeros,
-	// which can pair their other terms differently), and the other rows
-	// hold finite values of no meaning.
+	// parameters are Forward's up to rounding (sums skip the other rows'
+	// exact zeros and may group their terms differently), and the other
+	// rows hold finite values of no meaning.
 	// rows must not be modified while the model uses it (it is kept
 	// between calls, like g and x). Passes with two sets of rows may run
 	// at once on two tapes (a training step's and an evaluation's), as may

@@ -29,22 +29,23 @@ type nodeInput struct {
 	deg []float64
 	lk  capsule.Links
 
-	// rows holds lk with the links of the parents outside a set of rows
-	// removed, for the last routing layer of a pass that reads only those
-	// rows (rowLinks): two sets, the training nodes of a training step and
-	// the nodes an evaluation pass scores, whose passes may run at once.
+	// rows holds the routing links to the parents of a set of rows only,
+	// for the last routing layer of a pass that reads only those rows
+	// (rowLinks): two sets, the training nodes of a training step and the
+	// nodes an evaluation pass scores, whose passes may run at once.
 	rowsMu sync.Mutex
 	rows   [2]rowSet
 	uses   int // rowLinks calls, the clock of rowSet.used
 }
 
-// rowSet holds the routing links of one set of rows: links, lk with the
-// other parents' links removed (their segments left empty), made for the
-// rows at of (len n) and the build gen of lk; ptr is links, or lk when the
-// rows cover every node.
+// rowSet holds the routing links of one set of rows: links, whose parents
+// are the rows' nodes in increasing order (each with its links in lk), and
+// place, node v's parent in links or −1. It was made for the rows at of
+// (len n) and the build gen of lk.
 type rowSet struct {
 	links capsule.Links
-	ptr   *capsule.Links
+	place []int32
+	all   bool // the rows cover every node: lk itself
 	of    *int32
 	n     int
 	gen   int
@@ -52,17 +53,19 @@ type rowSet struct {
 }
 
 // rowLinks returns the routing links of a pass that reads only the nodes
-// rows (prepare has run): lk when the rows cover every node, else lk
-// without the other parents' links, built once for each of the last two
-// sets of rows asked for. Every parent keeps its place, so the per-parent
-// blocks of the routing's reductions hold the same parents as with lk: a
-// parent outside rows only has no links, where with lk it would add exact
-// zeros (its upstream gradient is zero). Passes with two sets of rows may
-// call it at once; a third set replaces the one used least recently, so
-// it must not be asked for while that one's pass runs.
-func (in *nodeInput) rowLinks(rows []int32) *capsule.Links {
+// rows (prepare has run), and place, each node's parent among them or −1:
+// lk and nil when the rows cover every node, else the links of the rows'
+// parents only, built once for each of the last two sets of rows asked
+// for. A parent's links and their order are lk's, so the rows' capsules
+// are those of the whole layer bit for bit (the per-parent computations
+// do not depend on the other parents); the reductions over parents of the
+// backward pass group them differently, so gradients agree up to rounding.
+// Passes with two sets of rows may call it at once; a third set replaces
+// the one used least recently, so it must not be asked for while that
+// one's pass runs.
+func (in *nodeInput) rowLinks(rows []int32) (*capsule.Links, []int32) {
 	if len(rows) == 0 {
-		return &in.lk
+		return &in.lk, nil
 	}
 	in.rowsMu.Lock()
 	defer in.rowsMu.Unlock()
@@ -70,9 +73,12 @@ func (in *nodeInput) rowLinks(rows []int32) *capsule.Links {
 	r := &in.rows[0]
 	for k := range in.rows {
 		c := &in.rows[k]
-		if c.ptr != nil && c.of == &rows[0] && c.n == len(rows) && c.gen == in.gen {
+		if c.of == &rows[0] && c.n == len(rows) && c.gen == in.gen {
 			c.used = in.uses
-			return c.ptr
+			if c.all {
+				return &in.lk, nil
+			}
+			return &c.links, c.place
 		}
 		if c.used < r.used {
 			r = c
@@ -81,33 +87,42 @@ func (in *nodeInput) rowLinks(rows []int32) *capsule.Links {
 	r.used = in.uses
 	l := &in.lk
 	n := l.Parents
-	mask := make([]bool, n) // once per set of rows
-	kept := 0
+	r.place = grow32(r.place, n)
+	for j := range r.place {
+		r.place[j] = -1
+	}
 	for _, v := range rows {
 		if v < 0 || int(v) >= n {
 			panic(fmt.Sprintf("model: row %d outside the graph's %d nodes", v, n))
 		}
-		if !mask[v] {
-			mask[v] = true
-			kept++
-		}
+		r.place[v] = 0
 	}
 	lr := &r.links
-	lr.Parents, lr.Children, lr.Copies = n, l.Children, l.Copies
+	lr.Children, lr.Copies = l.Children, l.Copies
 	lr.Ptr = append(lr.Ptr[:0], 0)
 	lr.Child = lr.Child[:0]
 	for j := 0; j < n; j++ {
-		if mask[j] {
-			lr.Child = append(lr.Child, l.Child[l.Ptr[j]:l.Ptr[j+1]]...)
+		if r.place[j] < 0 {
+			continue
 		}
+		r.place[j] = int32(len(lr.Ptr) - 1)
+		lr.Child = append(lr.Child, l.Child[l.Ptr[j]:l.Ptr[j+1]]...)
 		lr.Ptr = append(lr.Ptr, int32(len(lr.Child)))
 	}
+	lr.Parents = len(lr.Ptr) - 1
 	lr.Changed()
-	r.of, r.n, r.gen, r.ptr = &rows[0], len(rows), in.gen, lr
-	if kept == n {
-		r.ptr = l // every node: lk itself, no second index
+	r.of, r.n, r.gen, r.all = &rows[0], len(rows), in.gen, lr.Parents == n
+	if r.all {
+		return l, nil // every node: lk itself, no second index
 	}
-	return r.ptr
+	return lr, r.place
+}
+
+func grow32(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
+	}
+	return b[:n]
 }
 
 // prepare points in at g and x. A mismatch between the features and the

@@ -110,27 +110,32 @@ func (m *PRCapsNet) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Fea
 
 // ForwardRows is Forward for a pass that reads only the logits of the nodes
 // rows (model.RowsForwarder; nil: every node). The last routing layer then
-// routes only to those parents: the others keep their place with no links,
-// so that the rows' values are Forward's and every reduction over parents
-// sums the same terms in the same blocks (a parent the loss does not read
-// would add exact zeros to the gradients). A training step on a random
-// 60/20/20 split then does 60% of the last layer's per-link work.
+// has only those parents, and the classifier scores only them; their
+// logits go back to their nodes' rows (zeros elsewhere). A training step
+// on a random 60/20/20 split then does 60% of the last layer's work, an
+// evaluation pass 40%.
 func (m *PRCapsNet) ForwardRows(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) *autodiff.Var[float32] {
-	h, u, beta := m.capsules(t, g, x, rows, training, rng)
+	h, u, beta, place := m.capsules(t, g, x, rows, training, rng)
+	var logits *autodiff.Var[float32]
 	switch {
 	case m.linear != nil:
-		return m.linear.Forward(t, h)
+		logits = m.linear.Forward(t, h)
 	case m.prcc != nil:
-		return m.prcc.Forward(t, u, beta)
+		logits = m.prcc.Forward(t, u, beta)
+	default:
+		logits = m.tangent.Forward(t, u, beta)
 	}
-	return m.tangent.Forward(t, u, beta)
+	if place != nil {
+		logits = autodiff.GatherRowsOrZero(t, logits, place)
+	}
+	return logits
 }
 
 // Embed records the capsule of every node that the classifier reads, as
 // its tangent coordinates loĝ_o(u) (the Euclidean capsule in the Caps-only
 // variant), in evaluation mode.
 func (m *PRCapsNet) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Features) *autodiff.Var[float32] {
-	h, u, beta := m.capsules(t, g, x, nil, false, nil)
+	h, u, beta, _ := m.capsules(t, g, x, nil, false, nil)
 	if u == nil {
 		return h
 	}
@@ -139,9 +144,11 @@ func (m *PRCapsNet) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Featu
 
 // capsules records the network up to its classifier: the Euclidean
 // capsules h when the Caps-only variant has no manifold (u nil), else the
-// capsules u on Q_{s,t} and the curvature β. With rows, only the rows'
-// capsules of the last layer are meant to be read (ForwardRows).
-func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) (h, u, beta *autodiff.Var[float32]) {
+// capsules u on Q_{s,t} and the curvature β. With rows, the last layer may
+// route to the rows' parents only: u then has one row per node of rows
+// (in increasing node order) and place maps each node to its row of u, or
+// to −1 (nil: u has every node's row).
+func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) (h, u, beta *autodiff.Var[float32], place []int32) {
 	m.in.prepare("prcapsnet", m.shape, g, x)
 	xs := m.in.x.Apply(m.cfg.InputDropout, rng, training)
 	h = autodiff.ReLU(t, m.stem.ForwardSparse(t, &m.in.adj, xs))
@@ -153,7 +160,7 @@ func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Fe
 			h = r.Forward(t, h, &m.in.lk)
 		}
 		if m.linear != nil {
-			return h, nil, nil
+			return h, nil, nil, nil
 		}
 	}
 	beta = manifold.Beta(t, m.rho)
@@ -164,14 +171,14 @@ func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Fe
 		// parents without the others' links: only the default coupling
 		// over children leaves the rows' values as they are.
 		if i == len(m.acr)-1 && len(m.tgcn) == 0 && m.cfg.Coupling == capsule.CouplingOverChildren {
-			lk = m.in.rowLinks(rows)
+			lk, place = m.in.rowLinks(rows)
 		}
 		u = r.Forward(t, u, beta, lk)
 	}
 	for _, g := range m.tgcn {
 		u = g.Forward(t, u, beta, &m.in.adj)
 	}
-	return h, u, beta
+	return h, u, beta, place
 }
 
 // Groups returns the weights (decayed) and the curvatures (not decayed;

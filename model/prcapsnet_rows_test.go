@@ -12,10 +12,10 @@ import (
 
 // A training pass that reads only some rows (ForwardRows) gives those rows'
 // logits, and so the loss on them, bit for bit as the whole pass does,
-// every parameter gradient up to rounding (a child's gradient sums skip
-// the zero terms of the parents outside the rows, which can pair the other
-// terms up differently in the two-chain kernels), and finite values
-// elsewhere, in every variant of the node network.
+// every parameter gradient up to rounding (the last layer has only the
+// rows' parents, so sums over parents skip the others' zero terms and group
+// the rest in other blocks), and finite values elsewhere, in every variant
+// of the node network.
 func TestPRCapsNetForwardRowsMatchesForward(t *testing.T) {
 	sbm, err := data.GenerateSBM(data.SBMConfig{Edges: 900, Nodes: 120, Features: 30, NNZ: 4, Classes: 3, Seed: 4})
 	if err != nil {
