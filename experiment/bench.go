@@ -32,6 +32,10 @@ type Options struct {
 	Parallel  int    // runs (seeds or folds) trained at once (0: one per core, as memory allows)
 	Repeat    int    // speed suite: timed runs per variant (default 5)
 	Dataset   string // speed suite: the dataset (default cora)
+	// MicroBatchSeeds, "on" or "off", overrides every model's recipe for
+	// the graph tables' seeded micro-batches (train.GraphProtocol); empty:
+	// each model's recipe (on for PR-CapsNet).
+	MicroBatchSeeds string
 	// Log is a file of finished folds of graph tables, one JSON record per
 	// line. Folds found there for the same data, configuration and protocol
 	// are not trained again, so a bench interrupted and rerun with the same
@@ -83,6 +87,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("first seed must not be negative")
 	case o.LogOnly && o.Log == "":
 		return fmt.Errorf("log-only needs a fold log")
+	}
+	if err := (train.GraphProtocol{MicroBatchSeeds: o.MicroBatchSeeds}).Check(); err != nil {
+		return err
 	}
 	return nil
 }

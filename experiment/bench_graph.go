@@ -19,7 +19,8 @@ import (
 // graphProtocol is the graph protocol of the bench's graph tables (DESIGN
 // §6): stratified --folds-fold CV, fold seed 0, --first-seed for fold 0.
 func (b *Bench) graphProtocol() train.GraphProtocol {
-	return train.GraphProtocol{Folds: b.opt.Folds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop}
+	return train.GraphProtocol{Folds: b.opt.Folds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop,
+		MicroBatchSeeds: b.opt.MicroBatchSeeds}
 }
 
 // runGraphTableCells runs, in one pool of --parallel folds
@@ -103,10 +104,22 @@ func (b *Bench) graphProtocolNote() string {
 	}
 	return fmt.Sprintf("ACC: test accuracy at the best-validation epoch (stratified 10%% validation split inside each training fold; ties: the later epoch), "+
 		"mean ± std (population) over the folds of protocol %q, fold seed 0, model seeds %d-%d, %s "+
-		"(in micro-batches of at most %d nodes, except models with batch norm). "+
+		"(in micro-batches of at most %d nodes, except models with batch norm%s). "+
 		"Param: trainable parameters. Runtime: training wall time per fold in seconds (evaluation every epoch; each fold's kernels on one core, %s at once, GOMAXPROCS %d).",
 		b.graphProtocol().Name(), b.opt.FirstSeed, b.opt.FirstSeed+b.opt.Folds-1, ep,
-		train.DefaultMicroBatchNodes, atOnce, runtime.GOMAXPROCS(0))
+		train.DefaultMicroBatchNodes, seedsNote(b.opt.MicroBatchSeeds), atOnce, runtime.GOMAXPROCS(0))
+}
+
+// seedsNote says how the micro-batches draw their dropout masks when
+// Options.MicroBatchSeeds overrides the recipes.
+func seedsNote(v string) string {
+	switch v {
+	case "on":
+		return "; seeded micro-batches for every model (--micro-batch-seeds on)"
+	case "off":
+		return "; no seeded micro-batches, PR-CapsNet's included (--micro-batch-seeds off)"
+	}
+	return ""
 }
 
 // errNotInLog is the error of a cell that Options.LogOnly leaves empty.

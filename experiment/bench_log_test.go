@@ -165,3 +165,47 @@ func TestCellKeyStable(t *testing.T) {
 		seen[keys[0]] = v.Label
 	}
 }
+
+// Options.MicroBatchSeeds overrides every Table 2 model's recipe, and a
+// cell's key says which setting trained its folds: PR-CapsNet's key with
+// "off" differs from its recipe's, a baseline's with "off" is its recipe's.
+func TestBenchMicroBatchSeeds(t *testing.T) {
+	mutag, err := data.Load("mutag", data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables, err := Select("graph", []string{"t2"}, nil, []string{"prcapsnet", "gat"})
+	if err != nil || len(tables) != 1 || len(tables[0].Variants) != 2 {
+		t.Fatalf("Table 2 with PR-CapsNet and GAT: %v", err)
+	}
+	key := func(setting string, v Variant) (string, string) {
+		b, err := NewBench(Options{MicroBatchSeeds: setting}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc, tc, err := b.variantConfig(tables[0], v, "mutag")
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := b.graphJob("x", v.Model, mc, tc, mutag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cellKey(memoKey(v.Model, mc, tc, "mutag", true), mutag, job.Protocol), job.Protocol.MicroBatchSeeds
+	}
+	for _, v := range tables[0].Variants {
+		recipe, rs := key("", v)
+		for _, setting := range []string{"on", "off"} {
+			k, got := key(setting, v)
+			if got != setting {
+				t.Errorf("%s with %s: the protocol has %q", v.Label, setting, got)
+			}
+			if (k == recipe) != (setting == rs) {
+				t.Errorf("%s with %s (recipe %s): key equal to the recipe's: %v", v.Label, setting, rs, k == recipe)
+			}
+		}
+	}
+	if _, err := NewBench(Options{MicroBatchSeeds: "yes"}, nil); err == nil {
+		t.Error("micro-batch-seeds yes: no error")
+	}
+}

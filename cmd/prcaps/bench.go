@@ -133,6 +133,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.IntVar(&o.FirstSeed, "first-seed", 0, "seed of the first run")
 	fs.IntVar(&o.Epochs, "epochs", 0, "training epochs (0: each model's recipe, 200 node, 100 graph); small values make quick smoke runs")
 	fs.IntVar(&o.Parallel, "parallel", 0, "runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it")
+	fs.StringVar(&o.MicroBatchSeeds, "micro-batch-seeds", "", "graph tables: on or off overrides every model's recipe (on for PR-CapsNet, off for the baselines; off reproduces PR-CapsNet's graph results from before a7525e3); empty: the recipes")
 	fs.IntVar(&o.Repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&o.Log, "log", "", "graph tables: `file` of finished folds (JSON lines); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
 	fs.BoolVar(&o.LogOnly, "log-only", false, "graph tables: make the tables from --log alone, training nothing (cells whose folds are not all there stay empty): a long bench's progress")

@@ -115,6 +115,7 @@ func TestHostileInvalidValues(t *testing.T) {
 		hostileCase{[]string{"train", "--data", "", "--folds", "5"}, 2, "--folds does not apply to node classification"},
 		hostileCase{[]string{"train", "--data", "", "--model", "gcn", "--k", "3"}, 2, "--k does not apply"},
 		hostileCase{[]string{"bench", "--seeds", "0"}, 2, "--seeds must be at least 1"},
+		hostileCase{[]string{"bench", "--suite", "graph", "--micro-batch-seeds", "yes"}, 2, `--micro-batch-seeds "yes": want on or off`},
 		hostileCase{[]string{"bench", "--data", "/nonexistent/prcaps"}, 2, "no such directory"},
 	)
 	runHostile(t, "invalid values", cases)
