@@ -9,6 +9,7 @@ import (
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/report"
+	"github.com/prcaps/prcaps/train"
 )
 
 // runLogged runs the MUTAG GIN and MLP cells of Table 2 (3 folds, 2
@@ -146,15 +147,7 @@ func TestCellKeyStable(t *testing.T) {
 	for _, v := range tables[0].Variants {
 		var keys [2]string
 		for i := range keys {
-			mc, tc, err := b.variantConfig(tables[0], v, "mutag")
-			if err != nil {
-				t.Fatal(err)
-			}
-			job, err := b.graphJob("x", v.Model, mc, tc, mutag)
-			if err != nil {
-				t.Fatal(err)
-			}
-			keys[i] = cellKey(memoKey(v.Model, mc, tc, "mutag", true), mutag, job.Protocol)
+			keys[i], _ = mutagCell(t, b, tables[0], v, mutag)
 		}
 		if keys[0] != keys[1] {
 			t.Errorf("%s: cell key changes between builds", v.Label)
@@ -183,15 +176,8 @@ func TestBenchMicroBatchSeeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mc, tc, err := b.variantConfig(tables[0], v, "mutag")
-		if err != nil {
-			t.Fatal(err)
-		}
-		job, err := b.graphJob("x", v.Model, mc, tc, mutag)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cellKey(memoKey(v.Model, mc, tc, "mutag", true), mutag, job.Protocol), job.Protocol.MicroBatchSeeds
+		k, p := mutagCell(t, b, tables[0], v, mutag)
+		return k, p.MicroBatchSeeds
 	}
 	for _, v := range tables[0].Variants {
 		recipe, rs := key("", v)
@@ -208,4 +194,19 @@ func TestBenchMicroBatchSeeds(t *testing.T) {
 	if _, err := NewBench(Options{MicroBatchSeeds: "yes"}, nil); err == nil {
 		t.Error("micro-batch-seeds yes: no error")
 	}
+}
+
+// mutagCell returns the cell key and the protocol of variant v of table on
+// MUTAG as bench b would train it.
+func mutagCell(t *testing.T, b *Bench, table Table, v Variant, mutag *data.Dataset) (string, train.GraphProtocol) {
+	t.Helper()
+	mc, tc, err := b.variantConfig(table, v, "mutag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := b.graphJob("x", v.Model, mc, tc, mutag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cellKey(memoKey(v.Model, mc, tc, "mutag", true), mutag, job.Protocol), job.Protocol
 }
