@@ -72,9 +72,10 @@ func (o Options) withDefaults() Options {
 // Validate reports an invalid option.
 func (o Options) Validate() error {
 	o = o.withDefaults()
+	if err := train.CheckSplit(o.Split); err != nil {
+		return err
+	}
 	switch {
-	case train.CheckSplit(o.Split) != nil:
-		return train.CheckSplit(o.Split)
 	case o.Seeds < 1:
 		return fmt.Errorf("seeds must be at least 1")
 	case o.Folds < 2:

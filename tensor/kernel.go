@@ -1,7 +1,6 @@
 package tensor
 
 import (
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas/gonum"
@@ -119,22 +118,19 @@ func scratchFree[T Float]() *freeList[*Dense[T]] {
 // launch runs k over [0, n): on the calling goroutine when the work is too
 // small to split, otherwise from a heap copy of k on ParallelRange.
 func (k *kernel[T]) launch(n, cost int) {
-	if splitWork(n, cost) <= 1 {
-		if n > 0 {
-			k.Range(0, n)
-		}
+	if n <= 0 {
 		return
 	}
-	procs := runtime.GOMAXPROCS(0)
-	chunks := chunksFor(n, cost, procs)
+	size, chunks, helpers, _ := split(n, cost)
 	if chunks <= 1 {
 		k.Range(0, n)
 		return
 	}
-	if size, serial := occupiedChunk(n, chunks, procs); serial {
+	if helpers <= 0 {
 		// Every core is occupied: ParallelRange's chunks, in order, here,
 		// without the heap record (whose free list two goroutines would
-		// share).
+		// share); a loop of its own, since passing k as a Ranger would
+		// move it to the heap.
 		for lo := 0; lo < n; lo += size {
 			k.Range(lo, min(lo+size, n))
 		}

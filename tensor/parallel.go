@@ -53,19 +53,11 @@ func ParallelRange(n, cost int, r Ranger) {
 	if n <= 0 {
 		return
 	}
-	if splitWork(n, cost) <= 1 {
-		r.Range(0, n)
-		return
-	}
-	procs := runtime.GOMAXPROCS(0)
-	chunks := chunksFor(n, cost, procs)
+	size, chunks, helpers, procs := split(n, cost)
 	if chunks <= 1 {
 		r.Range(0, n)
 		return
 	}
-	size := (n + chunks - 1) / chunks
-	chunks = (n + size - 1) / size
-	helpers := min(procs-max(int(occupied.Load()), 1), chunks-1)
 	if helpers <= 0 {
 		// Every core runs a goroutine of its own (Occupy): run the same
 		// chunks here, in order, so the result is the one a parallel call
@@ -171,14 +163,22 @@ func chunksFor(n, cost, procs int) int {
 	return max(chunks, 1)
 }
 
-// occupiedChunk returns the chunk size ParallelRange would use for a call
-// that runs serially on its caller because every core is occupied, and
-// whether that is the case (chunks > 1 chunks of n for procs cores).
-func occupiedChunk(n, chunks, procs int) (size int, serial bool) {
-	if procs-max(int(occupied.Load()), 1) > 0 {
-		return 0, false
+// split is how ParallelRange runs [0, n) (n > 0) now: in chunks of size
+// indices, the last one shorter, with chunks 1 meaning [0, n) whole on the
+// caller; offered to helpers pool workers, none (helpers ≤ 0) when every
+// core is occupied, so that the caller runs the chunks in order; procs is
+// GOMAXPROCS, which only work worth splitting asks for (splitWork).
+func split(n, cost int) (size, chunks, helpers, procs int) {
+	if splitWork(n, cost) <= 1 {
+		return n, 1, 0, 1
 	}
-	return (n + chunks - 1) / chunks, true
+	procs = runtime.GOMAXPROCS(0)
+	if chunks = chunksFor(n, cost, procs); chunks <= 1 {
+		return n, 1, 0, procs
+	}
+	size = (n + chunks - 1) / chunks
+	chunks = (n + size - 1) / size
+	return size, chunks, min(procs-max(int(occupied.Load()), 1), chunks-1), procs
 }
 
 // job is the scheduling record of one ParallelRange call. It is shared with

@@ -195,7 +195,7 @@ func (mb *microBatches) close() {
 // zeroGrads sets the gradients of params to zero.
 func zeroGrads(params []*autodiff.Var[float32]) {
 	for _, p := range params {
-		clear(p.Grad.Data)
+		p.ZeroGrad()
 	}
 }
 
