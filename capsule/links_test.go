@@ -71,29 +71,38 @@ func TestPairLayout(t *testing.T) {
 				}
 			}
 		}
-		// Row i·K+k lists child i's links in increasing order, each as its
-		// parent and the flat position e·K+k.
-		q := int32(0)
+		// Child i's group lists its links in increasing order, as their
+		// parents (the sources) and, row k by row k, the flat positions
+		// e·K+k of their weights (childOrder).
+		w := make([]float64, len(l.Child)*K)
+		for q := range w {
+			w[q] = float64(q)
+		}
+		order := childOrder(x, make([]float64, len(w)), w, K)
 		for i := 0; i < l.Children; i++ {
-			for k := 0; k < K; k++ {
-				if pi.cPtr[i*K+k] != q {
-					t.Fatalf("K = %d: cPtr[%d] = %d, want %d", K, i*K+k, pi.cPtr[i*K+k], q)
+			lo := int(x.childPtr[i])
+			var es []int32
+			for e, c := range l.Child {
+				if c == int32(i) {
+					es = append(es, int32(e))
 				}
-				for j := 0; j < l.Parents; j++ {
-					for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
-						if l.Child[e] != int32(i) {
-							continue
-						}
-						if pi.cSrc[q] != int32(j) || pi.cPair[q] != e*int32(K)+int32(k) {
-							t.Errorf("K = %d, child %d, k = %d: pair %d is (%d, %d), want (%d, %d)", K, i, k, q, pi.cSrc[q], pi.cPair[q], j, e*int32(K)+int32(k))
-						}
-						q++
+			}
+			if n := int(x.childPtr[i+1]) - lo; n != len(es) {
+				t.Fatalf("K = %d: child %d has %d links in the grouping, want %d", K, i, n, len(es))
+			}
+			for tt, e := range es {
+				if got, want := x.childParent[lo+tt], x.parent[e]; got != want {
+					t.Errorf("K = %d, child %d: source %d is parent %d, want %d", K, i, tt, got, want)
+				}
+				for k := 0; k < K; k++ {
+					if got, want := order[K*lo+k*len(es)+tt], float64(int(e)*K+k); got != want {
+						t.Errorf("K = %d, child %d, k = %d: weight %d is w[%v], want w[%v]", K, i, k, tt, got, want)
 					}
 				}
 			}
 		}
-		if pi.cPtr[l.Children*K] != q || int(q) != len(l.Child)*K {
-			t.Errorf("K = %d: %d pairs, cPtr ends at %d, want %d", K, q, pi.cPtr[l.Children*K], len(l.Child)*K)
+		if err := pi.groups.Set(x.childPtr[:l.Children+1], x.childParent[:len(l.Child)], K); err != nil {
+			t.Errorf("K = %d: %v", K, err)
 		}
 	}
 }

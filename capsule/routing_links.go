@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -58,24 +59,65 @@ type linkIndex struct {
 //     link order, pair e·K+k reading row child[e·K+k] = Child[e]·K+k; an
 //     E×K weight matrix needs no reordering.
 //   - by child row: row i·K+k of a child-side result sums the links of
-//     child i, cPtr[i·K+k]:cPtr[i·K+k+1], reading parent row cSrc[q] with
-//     the weight at flat position cPair[q] = e·K+k of an E×K matrix. The K
-//     rows of a child read the same parents in the same order, so they are
-//     groups of tensor.AggregateGroups (checked once: groups).
+//     child i, reading their parents in the order of the child grouping
+//     (childParent[childPtr[i]:childPtr[i+1]]). The K rows of a child read
+//     the same parents, so they form a group of tensor.AggregateGroups
+//     whose sources are stored once: groups, over the link index's own
+//     childPtr and childParent. The weights go in that kernel's order,
+//     row by row within each child (childOrder).
 type pairIndex struct {
-	ptr, child        []int32
-	cPtr, cSrc, cPair []int32
-	// groups is cPtr and cSrc checked once as groups of K rows, for the
-	// child-side sums (tensor.AggregateGrouped).
+	ptr, child []int32
+	// groups is childPtr and childParent checked once as groups of K rows,
+	// for the child-side sums (tensor.AggregateGrouped).
 	groups tensor.Groups
 }
 
-// setGroups checks the child-row layout as groups of K rows; the layout is
+// setGroups checks the child grouping as groups of K rows; the grouping is
 // built that way, so a failure is a bug.
-func (pi *pairIndex) setGroups(K int) {
-	if err := pi.groups.Set(pi.cPtr, pi.cSrc, K); err != nil {
+func (pi *pairIndex) setGroups(x *linkIndex, K int) {
+	l := x.links
+	if err := pi.groups.Set(x.childPtr[:l.Children+1], x.childParent[:l.NumLinks()], K); err != nil {
 		panic(fmt.Sprintf("capsule: routing pair layout: %v", err))
 	}
+}
+
+// childOrder sets dst (E·K values) to the E×K per-pair matrix w in the
+// order of the child-side groups (pairIndex): child i's rows k = 0 … K−1
+// one after the other, each its links' weights in the order of the child
+// grouping, dst[K·childPtr[i] + k·n + t] = w[childLink[childPtr[i]+t]·K + k]
+// with n child i's links. It returns dst.
+func childOrder[T autodiff.Float](x *linkIndex, dst, w []T, K int) []T {
+	l := x.links
+	E := l.NumLinks()
+	if len(dst) != E*K || len(w) != E*K {
+		panic(fmt.Sprintf("capsule: childOrder: %d and %d values for %d links × %d", len(dst), len(w), E, K))
+	}
+	if K == 1 {
+		tensor.Gather(dst, w, x.childLink[:E])
+		return dst
+	}
+	ptr := x.childPtr[:l.Children+1]
+	for i, lo := range ptr[:l.Children] {
+		hi := ptr[i+1]
+		links := x.childLink[lo:hi]
+		n := len(links)
+		out := dst[K*int(lo) : K*int(hi)]
+		if K == 4 { // ACR's default: one row of w to four rows of out
+			o0, o1, o2, o3 := out[:n], out[n:2*n], out[2*n:3*n], out[3*n:4*n]
+			for t, e := range links {
+				r := w[4*int(e) : 4*int(e)+4 : 4*int(e)+4]
+				o0[t], o1[t], o2[t], o3[t] = r[0], r[1], r[2], r[3]
+			}
+			continue
+		}
+		for t, e := range links {
+			row := w[int(e)*K : int(e)*K+K]
+			for k, v := range row {
+				out[k*n+t] = v
+			}
+		}
+	}
+	return dst
 }
 
 // pairsFor returns the pair layout for K perspectives, building it when K
@@ -85,7 +127,7 @@ func (x *linkIndex) pairsFor(K int) *pairIndex {
 	defer x.pairMu.Unlock()
 	if K == 1 {
 		if !x.pairs1Set {
-			x.pairs1.setGroups(1)
+			x.pairs1.setGroups(x, 1)
 			x.pairs1Set = true
 		}
 		return &x.pairs1
@@ -100,44 +142,12 @@ func (x *linkIndex) pairsFor(K int) *pairIndex {
 		pi.ptr[j] = v * int32(K)
 	}
 	pi.child = grow(pi.child, E*K)
-	for e, c := range l.Child {
+	for e, c := range l.Child[:E] {
 		for k := 0; k < K; k++ {
 			pi.child[e*K+k] = c*int32(K) + int32(k)
 		}
 	}
-	pi.cPtr = grow(pi.cPtr, l.Children*K+1)
-	pi.cSrc = grow(pi.cSrc, E*K)
-	pi.cPair = grow(pi.cPair, E*K)
-	pi.cPtr[0] = 0
-	q := int32(0)
-	k32 := int32(K)
-	for i := 0; i < l.Children; i++ {
-		// The child's links and their parents, read in order (childParent
-		// rather than parent[e], a scattered read).
-		lo, hi := x.childPtr[i], x.childPtr[i+1]
-		cPtr := pi.cPtr[i*K+1 : (i+1)*K+1]
-		if hi-lo == 1 {
-			// One link, as every child of graph-level routing has.
-			e, p := x.childLink[lo]*k32, x.childParent[lo]
-			for k := range cPtr {
-				pi.cSrc[q], pi.cPair[q] = p, e+int32(k)
-				q++
-				cPtr[k] = q
-			}
-			continue
-		}
-		links, parents := x.childLink[lo:hi], x.childParent[lo:hi]
-		for k := range cPtr {
-			src := pi.cSrc[q : q+hi-lo]
-			pair := pi.cPair[q : q+hi-lo]
-			for t, e := range links {
-				src[t], pair[t] = parents[t], e*k32+int32(k)
-			}
-			q += hi - lo
-			cPtr[k] = q
-		}
-	}
-	pi.setGroups(K)
+	pi.setGroups(x, K)
 	x.pairK = K
 	return pi
 }
@@ -203,8 +213,7 @@ func (x *linkIndex) build(l *Links) error {
 	for q, e := range x.childLink[:E] {
 		x.childParent[q] = x.parent[e]
 	}
-	x.pairs1 = pairIndex{ptr: l.Ptr[:l.Parents+1], child: l.Child[:E], cPtr: x.childPtr[:l.Children+1],
-		cSrc: x.childParent[:E], cPair: x.childLink[:E]}
+	x.pairs1 = pairIndex{ptr: l.Ptr[:l.Parents+1], child: l.Child[:E]}
 	return nil
 }
 

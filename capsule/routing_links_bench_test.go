@@ -8,7 +8,8 @@ import (
 // BenchmarkLinkIndexBuild rebuilds the link index of a batch layout, as
 // routing does whenever the batch changes: node links of a ring of n
 // nodes with chords (degree 4 plus the self-loop), and the class links of
-// the same nodes as 16 graphs and 2 classes with their capsule groups.
+// the same nodes as 16 graphs and 2 classes with their capsule groups, and
+// the node links with the pair layout of four perspectives.
 func BenchmarkLinkIndexBuild(b *testing.B) {
 	for _, n := range []int{256, 4096, 32768} {
 		ptr := make([]int32, n+1)
@@ -31,6 +32,15 @@ func BenchmarkLinkIndexBuild(b *testing.B) {
 				if err := x.build(nodes); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+		b.Run(fmt.Sprintf("node+pairs/n=%d", n), func(b *testing.B) {
+			var x linkIndex
+			for i := 0; i < b.N; i++ {
+				if err := x.build(nodes); err != nil {
+					b.Fatal(err)
+				}
+				x.pairsFor(4)
 			}
 		})
 		b.Run(fmt.Sprintf("class/n=%d", n), func(b *testing.B) {

@@ -223,7 +223,7 @@ func (p *linkInnerOp[T]) Backward(out *autodiff.Var[T]) {
 		p.tmp.Data = nil
 	}
 	if p.x.RequiresGrad() {
-		gc := gatherPairs(p.tape.Scratch(0, len(p.pairs.cPair)), p.out.Grad.Data, p.pairs.cPair) // G in child-row order
+		gc := childOrder(p.ix, p.tape.Scratch(0, len(p.out.Grad.Data)), p.out.Grad.Data, K) // G in child-row order
 		p.gxv = pairRows(p.x.Grad.Data, l.Children*K, d)
 		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, gc, &p.zs, true)
 	}
@@ -330,13 +330,6 @@ func pairRows[T autodiff.Float](x []T, rows, d int) tensor.Dense[T] {
 	return tensor.Dense[T]{Rows: rows, Cols: d, Data: x}
 }
 
-// gatherPairs sets dst[q] = w[pair[q]] (dst has len(pair) elements): an
-// E×K per-pair matrix in the child-row order of pairIndex.
-func gatherPairs[T autodiff.Float](dst, w []T, pair []int32) []T {
-	tensor.Gather(dst, w, pair)
-	return dst
-}
-
 // backwardParents: ∂w_ek += G_j·x_{i,k}, one gathered dot per pair.
 func (p *linkSumOp[T]) backwardParents(lo, hi int) {
 	tensor.GatherDotSegments(p.gw, p.out.Grad.Data, &p.xv, p.pairs.ptr, p.pairs.child, lo, hi, true)
@@ -367,7 +360,7 @@ func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
 		}
 	}
 	if p.x.RequiresGrad() {
-		wc := gatherPairs(p.tape.Scratch(2, len(p.pairs.cPair)), p.wv, p.pairs.cPair) // w in child-row order
+		wc := childOrder(p.ix, p.tape.Scratch(2, len(p.wv)), p.wv, p.k) // w in child-row order
 		p.gxv = pairRows(p.x.Grad.Data, p.ix.links.Children*p.k, p.d)
 		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, wc, &p.out.Grad, true)
 	}

@@ -32,28 +32,40 @@ func aggregateRowsAVX(dst, h, w []float32, c int, ptr, src []int32, acc bool, lo
 	}
 }
 
-// aggregateGroupsAVX is aggregateRowsAVX for rows of 17-23 columns with
-// weights in groups of g rows that share their sources (AggregateGroups):
-// two rows of a group at a time go through axpyRows16Tail2, which reads
-// each source row once for both; an odd group's last row goes alone. lo
-// and hi are multiples of g.
+// aggregateGroupsAVX is aggregateRowsAVX for groups of g rows that share
+// their sources (AggregateGroups' layout; groups lo … hi−1). For rows of
+// 17-23 columns with weights, two rows of a group at a time go through
+// axpyRows16Tail2, which reads each source row once for both; an odd
+// group's last row, and other widths, go row by row.
 func aggregateGroupsAVX(dst, h, w []float32, c int, ptr, src []int32, acc bool, lo, hi, g int) {
-	mask := &tailMasks[8-(c-16)]
-	for s := lo; s < hi; s += g {
-		v := s
-		for ; v+1 < s+g; v += 2 {
-			e0, e1 := ptr[v], ptr[v+1]
-			n := int(e1 - e0)
-			if n == 0 {
-				if !acc {
-					clear(dst[v*c : (v+2)*c])
-				}
-				continue
+	paired := w != nil && c > 16 && c < 24
+	var mask *int32
+	if paired {
+		mask = &tailMasks[8-(c-16)]
+	}
+	for s := lo; s < hi; s++ {
+		e0, e1 := int(ptr[s]), int(ptr[s+1])
+		n := e1 - e0
+		rows := dst[s*g*c : (s+1)*g*c]
+		if n == 0 { // also the case of an h with no rows
+			if !acc {
+				clear(rows)
 			}
-			axpyRows16Tail2(&dst[v*c], &h[0], c, &src[e0], &w[e0], &w[e1], n, acc, mask)
+			continue
 		}
-		if v < s+g {
-			aggregateRowsAVX(dst, h, w, c, ptr, src, acc, v, v+1)
+		wb := g * e0 // row r's weights: w[wb+r·n : wb+(r+1)·n]
+		r := 0
+		if paired {
+			for ; r+1 < g; r += 2 {
+				axpyRows16Tail2(&rows[r*c], &h[0], c, &src[e0], &w[wb+r*n], &w[wb+(r+1)*n], n, acc, mask)
+			}
+		}
+		for ; r < g; r++ {
+			var wp *float32
+			if w != nil {
+				wp = &w[wb+r*n]
+			}
+			axpyRowAVX(rows[r*c:(r+1)*c], h, c, &src[e0], wp, n, acc, len(src)-e0)
 		}
 	}
 }

@@ -84,8 +84,6 @@ func gemmRows8(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, 
 
 func gather32(dst, src *float32, idx *int32, n int) { panic("tensor: gather32 without AVX2") }
 
-func equal32(a, b *int32, n int) bool { panic("tensor: equal32 without AVX2") }
-
 func tanhAddDotLinksAVX(out, tau, p1, p2, w *float32, child, parent *int32, n, k, m int) {
 	panic("tensor: tanhAddDotLinksAVX without AVX2")
 }

@@ -3,7 +3,6 @@ package tensor
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -100,35 +99,12 @@ func TestCheckSources(t *testing.T) {
 	}
 }
 
-// equalInt32s agrees with slices.Equal for a difference at every position
-// of lengths on and off the 8-index blocks, and for unequal lengths.
-func TestEqualInt32s(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 8, 9, 16, 23, 40} {
-		a := make([]int32, n)
-		for i := range a {
-			a[i] = int32(i * 7)
-		}
-		if !equalInt32s(a, slices.Clone(a)) {
-			t.Fatalf("n=%d: equal slices reported unequal", n)
-		}
-		for pos := range n {
-			b := slices.Clone(a)
-			b[pos]++
-			if equalInt32s(a, b) {
-				t.Fatalf("n=%d: a difference at %d not seen", n, pos)
-			}
-		}
-		if n > 0 && equalInt32s(a, a[:n-1]) {
-			t.Fatalf("n=%d: unequal lengths reported equal", n)
-		}
-	}
-}
-
 // TestAggregateGroupsMatchesAggregate checks that AggregateGroups gives
-// Aggregate's bits: groups of g rows with the same sources and their own
-// weights, odd and even g (an odd group's last row goes alone), empty
-// groups, the last row of h as a source, and widths inside and outside the
-// paired kernel's 17-23 columns.
+// Aggregate's bits on the structure written out row by row: groups of g
+// rows with the same sources and their own weights, odd and even g (an odd
+// group's last row goes alone), empty groups, the last row of h as a
+// source, widths inside and outside the paired kernel's 17-23 columns, and
+// the float64 and no-AVX2 paths.
 func TestAggregateGroupsMatchesAggregate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const groups, hRows = 30, 25
@@ -138,8 +114,8 @@ func TestAggregateGroupsMatchesAggregate(t *testing.T) {
 			h.Data[i] = rng.Float32()*2 - 1
 		}
 		for _, g := range []int{1, 2, 3, 4} {
-			ptr := []int32{0}
-			var src []int32
+			gptr, ptr := []int32{0}, []int32{0}
+			var gsrc, src []int32
 			var w []float32
 			for range groups {
 				links := make([]int32, rng.IntN(7)) // some groups empty
@@ -149,6 +125,8 @@ func TestAggregateGroupsMatchesAggregate(t *testing.T) {
 				if len(links) > 0 && rng.IntN(4) == 0 {
 					links[0] = hRows - 1
 				}
+				gsrc = append(gsrc, links...)
+				gptr = append(gptr, int32(len(gsrc)))
 				for range g {
 					for _, s := range links {
 						src = append(src, s)
@@ -158,21 +136,34 @@ func TestAggregateGroupsMatchesAggregate(t *testing.T) {
 				}
 			}
 			for _, acc := range []bool{false, true} {
-				got := NewDense[float32](groups*g, c)
-				want := NewDense[float32](groups*g, c)
-				for i := range got.Data {
-					got.Data[i] = float32(i%5) - 2
-					want.Data[i] = got.Data[i]
+				start := func(r, c int) *Dense[float32] {
+					m := NewDense[float32](r, c)
+					for i := range m.Data {
+						m.Data[i] = float32(i%5) - 2
+					}
+					return m
 				}
-				grouped := NewDense[float32](groups*g, c)
-				copy(grouped.Data, got.Data)
-				AggregateGroups(got, ptr, src, w, h, g, acc)
+				got, want, grouped := start(groups*g, c), start(groups*g, c), start(groups*g, c)
+				AggregateGroups(got, gptr, gsrc, w, h, g, acc)
 				Aggregate(want, ptr, src, w, h, acc)
 				var gr Groups
-				if err := gr.Set(ptr, src, g); err != nil {
+				if err := gr.Set(gptr, gsrc, g); err != nil {
 					t.Fatal(err)
 				}
 				AggregateGrouped(grouped, &gr, w, h, acc)
+				// The no-AVX2 path and float64 against Aggregate's.
+				plain := start(groups*g, c)
+				aggregateGroupsBlas(plain.Data, h.Data, w, c, gptr, gsrc, acc, 0, groups, g, axpyGo[float32])
+				h64, w64 := NewDense[float64](hRows, c), make([]float64, len(w))
+				for i, v := range h.Data {
+					h64.Data[i] = float64(v)
+				}
+				for i, v := range w {
+					w64[i] = float64(v)
+				}
+				got64, want64 := NewDense[float64](groups*g, c), NewDense[float64](groups*g, c)
+				AggregateGroups(got64, gptr, gsrc, w64, h64, g, acc)
+				Aggregate(want64, ptr, src, w64, h64, acc)
 				for i := range got.Data {
 					if math.Float32bits(got.Data[i]) != math.Float32bits(want.Data[i]) {
 						t.Fatalf("c=%d g=%d acc=%v: element %d = %v, Aggregate gives %v", c, g, acc, i, got.Data[i], want.Data[i])
@@ -180,28 +171,44 @@ func TestAggregateGroupsMatchesAggregate(t *testing.T) {
 					if math.Float32bits(grouped.Data[i]) != math.Float32bits(want.Data[i]) {
 						t.Fatalf("c=%d g=%d acc=%v: AggregateGrouped element %d = %v, Aggregate gives %v", c, g, acc, i, grouped.Data[i], want.Data[i])
 					}
+					if d := math.Abs(float64(plain.Data[i] - want.Data[i])); d > 1e-5 {
+						t.Fatalf("c=%d g=%d acc=%v: Go path element %d = %v, Aggregate gives %v", c, g, acc, i, plain.Data[i], want.Data[i])
+					}
+					if math.Float64bits(got64.Data[i]) != math.Float64bits(want64.Data[i]) {
+						t.Fatalf("c=%d g=%d acc=%v: float64 element %d = %v, Aggregate gives %v", c, g, acc, i, got64.Data[i], want64.Data[i])
+					}
 				}
 			}
 		}
 	}
 }
 
-// Groups.Set rejects row pointers that do not describe src, and
-// AggregateGrouped checks the shapes and that the sources are rows of h on
-// every call.
+// Groups.Set rejects group pointers that do not describe src and groups
+// of no rows, AggregateGroups panics on them, and AggregateGrouped checks
+// the shapes and that the sources are rows of h on every call.
 func TestGroupsRejectsBadInput(t *testing.T) {
 	var gr Groups
 	for _, tc := range []struct {
 		ptr, src []int32
+		g        int
 	}{
-		{[]int32{1, 2}, []int32{0, 0}},          // does not start at 0
-		{[]int32{0, 2, 1, 3}, []int32{0, 0, 0}}, // decreasing
-		{[]int32{0, 1}, []int32{0, 0}},          // does not end at len(src)
-		{nil, nil},
+		{[]int32{1, 2}, []int32{0, 0}, 1},          // does not start at 0
+		{[]int32{0, 2, 1, 3}, []int32{0, 0, 0}, 2}, // decreasing
+		{[]int32{0, 1}, []int32{0, 0}, 1},          // does not end at len(src)
+		{[]int32{0, 1}, []int32{0}, 0},             // groups of no rows
+		{nil, nil, 1},
 	} {
-		if err := gr.Set(tc.ptr, tc.src, 1); err == nil {
-			t.Errorf("ptr %v over %d sources accepted", tc.ptr, len(tc.src))
+		if err := gr.Set(tc.ptr, tc.src, tc.g); err == nil {
+			t.Errorf("ptr %v over %d sources in groups of %d accepted", tc.ptr, len(tc.src), tc.g)
 		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("AggregateGroups: ptr %v over %d sources in groups of %d: no panic", tc.ptr, len(tc.src), tc.g)
+				}
+			}()
+			AggregateGroups(NewDense[float32](2, 8), tc.ptr, tc.src, nil, NewDense[float32](4, 8), tc.g, false)
+		}()
 	}
 	if err := gr.Set([]int32{0, 1, 2}, []int32{3, 3}, 2); err != nil {
 		t.Fatal(err)
@@ -209,58 +216,15 @@ func TestGroupsRejectsBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		hRows, dst int
-	}{{"a source outside h", 3, 2}, {"wrong dst rows", 4, 3}} {
+		weights    int
+	}{{"a source outside h", 3, 4, 4}, {"wrong dst rows", 4, 3, 4}, {"wrong weight count", 4, 4, 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
 				if recover() == nil {
 					t.Error("no panic")
 				}
 			}()
-			AggregateGrouped(NewDense[float32](tc.dst, 8), &gr, []float32{1, 1}, NewDense[float32](tc.hRows, 8), false)
-		})
-	}
-}
-
-// longGroup returns the sources of g rows of n sources each, all 0 or 1
-// alike except at position bad, which reads the other row.
-func longGroup(g, n, bad int) []int32 {
-	src := make([]int32, g*n)
-	for i := range src {
-		src[i] = int32(i % n % 2)
-	}
-	src[bad] = 1 - src[bad]
-	return src
-}
-
-func TestAggregateGroupsRejectsBadGroups(t *testing.T) {
-	h := NewDense[float32](2, 18)
-	for _, tc := range []struct {
-		name     string
-		rows     int
-		ptr, src []int32
-	}{
-		{"3 rows in groups of 2", 3, []int32{0, 0, 0, 0}, nil},
-		{"other sources", 2, []int32{0, 1, 2}, []int32{0, 1}},
-		{"fewer sources", 2, []int32{0, 2, 3}, []int32{0, 1, 0}},
-		{"a long row's last source", 4, []int32{0, 10, 20, 30, 40}, longGroup(4, 10, 29)},
-		{"a long row's first source", 4, []int32{0, 10, 20, 30, 40}, longGroup(4, 10, 30)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
-				}
-			}()
-			dst := NewDense[float32](tc.rows, 18)
-			g := 2
-			if tc.rows == 4 {
-				g = 4
-			}
-			var gr Groups
-			if err := gr.Set(tc.ptr, tc.src, g); err == nil {
-				t.Error("Groups.Set accepted the structure")
-			}
-			AggregateGroups(dst, tc.ptr, tc.src, make([]float32, len(tc.src)), h, g, false)
+			AggregateGrouped(NewDense[float32](tc.dst, 8), &gr, make([]float32, tc.weights), NewDense[float32](tc.hRows, 8), false)
 		})
 	}
 }

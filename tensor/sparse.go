@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -38,52 +37,49 @@ func Aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], acc
 }
 
 // AggregateGroups is Aggregate for targets in groups of g consecutive rows
-// that sum the same sources with their own weights: for every group, the
-// lists src[ptr[v]:ptr[v+1]] of its rows v must be equal. The K perspective
-// rows ξ_{i,k} of a routing child, which each sum over the child's links,
-// are such a group. dst.Rows must be a multiple of g. The result is
-// Aggregate's, bit for bit; the float32 kernel for rows of 17-23 columns
-// reads each source row once for two rows of a group.
+// that sum the same sources with their own weights, the sources stored once
+// per group: group s has the sources src[ptr[s]:ptr[s+1]] (n of them), and
+// its row s·g+k sums them with the weights w[g·ptr[s]+k·n : g·ptr[s]+(k+1)·n]:
+//
+//	dst[s·g+k] (+)= Σ_{t<n} w[g·ptr[s]+k·n+t]·h[src[ptr[s]+t]].
+//
+// The K perspective rows ξ_{i,k} of a routing child, which each sum over the
+// child's links, are such a group. dst has (len(ptr)−1)·g rows and w has
+// g·len(src) entries (nil: unit weights). The result is Aggregate's on the
+// structure written out row by row (each group's sources repeated for its g
+// rows, the weights in the order above), bit for bit, from 1/g of its
+// indices; the float32 kernel for rows of 17-23 columns reads each source
+// row once for two rows of a group.
 func AggregateGroups[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], g int, accumulate bool) {
-	if len(ptr) == 0 || dst.Rows != len(ptr)-1 || dst.Cols != h.Cols || (w != nil && len(w) != len(src)) {
-		panic(fmt.Sprintf("tensor: AggregateGroups shape mismatch: %d targets, %d sources, %d weights, h %d×%d, dst %d×%d",
-			len(ptr)-1, len(src), len(w), h.Rows, h.Cols, dst.Rows, dst.Cols))
-	}
-	if g < 1 || dst.Rows%g != 0 {
-		panic(fmt.Sprintf("tensor: AggregateGroups: %d targets are not groups of %d", dst.Rows, g))
-	}
-	if err := groupsErr(ptr, src, g); err != nil {
+	var gr Groups
+	if err := gr.Set(ptr, src, g); err != nil {
 		panic(err.Error())
 	}
-	aggregate(dst, ptr, src, w, h, g, accumulate)
+	AggregateGrouped(dst, &gr, w, h, accumulate)
 }
 
 // Groups is the row structure of AggregateGroups, checked once for callers
 // that aggregate over it many times (routing's child-side gradients, several
-// per pass): CSR lists ptr and src whose rows come in groups of G
-// consecutive rows with the same sources. The zero value has no rows. Set
-// keeps ptr and src, which must not change while the Groups is in use.
+// per pass): a pointer ptr over the sources src of each group of G rows. The
+// zero value has no rows. Set keeps ptr and src, which must not change while
+// the Groups is in use.
 type Groups struct {
 	ptr, src []int32
 	g        int
 	maxSrc   uint32 // the largest source, read as uint32
 }
 
-// Set checks that ptr is a row pointer over src (ptr[0] = 0, non-decreasing,
-// ending at len(src)) with a multiple of g rows, and that each group of g
-// rows has the same sources, and keeps ptr, src and g.
+// Set checks that ptr is a pointer over src (ptr[0] = 0, non-decreasing,
+// ending at len(src)) and that g ≥ 1, and keeps ptr, src and g.
 func (gr *Groups) Set(ptr, src []int32, g int) error {
-	rows := len(ptr) - 1
-	if rows < 0 || g < 1 || rows%g != 0 || ptr[0] != 0 || int(ptr[rows]) != len(src) {
-		return fmt.Errorf("tensor: groups: %d row pointers over %d sources in groups of %d", len(ptr), len(src), g)
+	groups := len(ptr) - 1
+	if groups < 0 || g < 1 || ptr[0] != 0 || int(ptr[groups]) != len(src) {
+		return fmt.Errorf("tensor: groups: %d group pointers over %d sources in groups of %d rows", len(ptr), len(src), g)
 	}
-	for v := 0; v < rows; v++ {
-		if ptr[v] > ptr[v+1] {
-			return fmt.Errorf("tensor: groups: row %d ends at %d before it starts at %d", v, ptr[v+1], ptr[v])
+	for s := 0; s < groups; s++ {
+		if ptr[s] > ptr[s+1] {
+			return fmt.Errorf("tensor: groups: group %d ends at %d before it starts at %d", s, ptr[s+1], ptr[s])
 		}
-	}
-	if err := groupsErr(ptr, src, g); err != nil {
-		return err
 	}
 	*gr = Groups{ptr: ptr, src: src, g: g, maxSrc: maxSource(src)}
 	return nil
@@ -93,53 +89,15 @@ func (gr *Groups) Set(ptr, src []int32, g int) error {
 // Groups.Set: per call it checks only the shapes and that the sources are
 // rows of h. The results are AggregateGroups', bit for bit.
 func AggregateGrouped[T Float](dst *Dense[T], gr *Groups, w []T, h *Dense[T], accumulate bool) {
-	if len(gr.ptr) == 0 || dst.Rows != len(gr.ptr)-1 || dst.Cols != h.Cols || (w != nil && len(w) != len(gr.src)) {
-		panic(fmt.Sprintf("tensor: AggregateGrouped shape mismatch: %d targets, %d sources, %d weights, h %d×%d, dst %d×%d",
-			len(gr.ptr)-1, len(gr.src), len(w), h.Rows, h.Cols, dst.Rows, dst.Cols))
+	rows := max(len(gr.ptr)-1, 0) * gr.g
+	if len(gr.ptr) == 0 || dst.Rows != rows || dst.Cols != h.Cols || (w != nil && len(w) != gr.g*len(gr.src)) {
+		panic(fmt.Sprintf("tensor: AggregateGrouped shape mismatch: %d groups of %d rows, %d sources, %d weights, h %d×%d, dst %d×%d",
+			len(gr.ptr)-1, gr.g, len(gr.src), len(w), h.Rows, h.Cols, dst.Rows, dst.Cols))
 	}
 	if len(gr.src) > 0 && uint64(gr.maxSrc) >= uint64(h.Rows) {
 		panic(fmt.Sprintf("tensor: AggregateGrouped: source %d outside the %d rows of the dense operand", gr.maxSrc, h.Rows))
 	}
 	launchAggregate(dst, gr.ptr, gr.src, w, h, gr.g, accumulate)
-}
-
-// groupsErr reports the first group of g rows whose rows do not all have
-// the sources of the group's first row. A group's rows are consecutive, so
-// they have the same sources exactly when their lengths agree and the
-// group's sources equal themselves shifted by one row: one comparison per
-// group.
-func groupsErr(ptr, src []int32, g int) error {
-	for s := 0; s+g < len(ptr); s += g {
-		lo, hi, n := ptr[s], ptr[s+g], ptr[s+1]-ptr[s]
-		same := true
-		for v := s + 1; v < s+g; v++ {
-			same = same && ptr[v+1]-ptr[v] == n
-		}
-		if same && equalInt32s(src[lo+n:hi], src[lo:hi-n]) {
-			continue
-		}
-		first := src[ptr[s]:ptr[s+1]]
-		for v := s + 1; v < s+g; v++ {
-			if !slices.Equal(src[ptr[v]:ptr[v+1]], first) {
-				return fmt.Errorf("tensor: groups: row %d does not have the sources of row %d, the first of its group", v, s)
-			}
-		}
-	}
-	return nil
-}
-
-// equalInt32s is slices.Equal for int32, eight at a time on AVX2.
-func equalInt32s(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	n := 0
-	if haveAVX2FMA {
-		if n = len(a) &^ 7; n > 0 && !equal32(&a[0], &b[0], n) {
-			return false
-		}
-	}
-	return slices.Equal(a[n:], b[n:])
 }
 
 // aggregate runs Aggregate in parallel over groups of g rows (g = 1: rows).
@@ -153,15 +111,16 @@ func aggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], g i
 }
 
 // launchAggregate runs the checked aggregation in parallel over groups of g
-// rows.
+// rows, ptr pointing at each group's sources (AggregateGroups; g = 1:
+// Aggregate's rows).
 func launchAggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T], g int, accumulate bool) {
-	rows := dst.Rows
-	if rows == 0 {
+	groups := dst.Rows / g
+	if groups == 0 {
 		return
 	}
 	k := kernel[T]{kind: kAggregateRows}
 	k.dst, k.a, k.ptr, k.idx, k.w, k.acc, k.width = dst, h, ptr, src, w, accumulate, g
-	k.launch(rows/g, (len(src)/rows+1)*max(h.Cols, 1)*g)
+	k.launch(groups, (len(src)/groups+1)*max(h.Cols, 1)*g)
 }
 
 // aggregateRows uses dst, a (= h), ptr, idx (= sources), w, acc. The
@@ -169,18 +128,17 @@ func launchAggregate[T Float](dst *Dense[T], ptr, src []int32, w []T, h *Dense[T
 // gonum's axpy directly: at 10-20 non-zeros per row the per-call overhead is
 // a good part of the cost.
 //
-// width is the group size g of AggregateGroups: lo and hi count groups.
+// width is the group size g of AggregateGroups: lo and hi count groups,
+// and k.ptr points at each group's sources.
 func aggregateRows[T Float](k *kernel[T], lo, hi int) {
-	g := k.width
-	lo, hi = lo*g, hi*g
+	if g := k.width; g > 1 {
+		aggregateGroups(k, lo, hi, g)
+		return
+	}
 	switch d := any(k.dst.Data).(type) {
 	case []float32:
 		w, _ := any(k.w).([]float32)
 		if haveAVX2FMA && k.dst.Cols >= 1 {
-			if g > 1 && w != nil && k.dst.Cols > 16 && k.dst.Cols < 24 {
-				aggregateGroupsAVX(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi, g)
-				return
-			}
 			aggregateRowsAVX(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi)
 			return
 		}
@@ -206,27 +164,75 @@ func axpyGo[T Float](n int, alpha T, x []T, incX int, y []T, incY int) {
 func aggregateRowsBlas[E Float](dst, h, w []E, c int, ptr, src []int32, acc bool, lo, hi int,
 	axpyFn func(n int, alpha E, x []E, incX int, y []E, incY int)) {
 	for v := lo; v < hi; v++ {
-		row := dst[v*c : (v+1)*c]
-		if !acc {
-			clear(row)
+		var wv []E
+		if w != nil {
+			wv = w[ptr[v]:ptr[v+1]]
 		}
-		for e := ptr[v]; e < ptr[v+1]; e++ {
-			wt := E(1)
+		axpyTermsBlas(dst[v*c:(v+1)*c], h, wv, c, src[ptr[v]:ptr[v+1]], acc, axpyFn)
+	}
+}
+
+// axpyTermsBlas sets row to (acc ? row : 0) + Σ_e w[e]·h[src[e]] (w nil:
+// unit weights), one axpy per term in order.
+func axpyTermsBlas[E Float](row, h, w []E, c int, src []int32, acc bool,
+	axpyFn func(n int, alpha E, x []E, incX int, y []E, incY int)) {
+	if !acc {
+		clear(row)
+	}
+	for e, sv := range src {
+		wt := E(1)
+		if w != nil {
+			wt = w[e]
+			if wt == 0 {
+				continue // an entry dropped by DropoutCSR adds nothing
+			}
+		}
+		s := int(sv) * c
+		x := h[s : s+c]
+		if c < smallRow {
+			for j, xv := range x {
+				row[j] += wt * xv
+			}
+		} else {
+			axpyFn(c, wt, x, 1, row, 1)
+		}
+	}
+}
+
+// aggregateGroups is aggregateRows for groups of g > 1 rows (AggregateGroups'
+// layout): groups lo … hi−1.
+func aggregateGroups[T Float](k *kernel[T], lo, hi, g int) {
+	c := k.dst.Cols
+	switch d := any(k.dst.Data).(type) {
+	case []float32:
+		w, _ := any(k.w).([]float32)
+		if haveAVX2FMA && c >= 1 {
+			aggregateGroupsAVX(d, any(k.a.Data).([]float32), w, c, k.ptr, k.idx, k.acc, lo, hi, g)
+			return
+		}
+		aggregateGroupsBlas(d, any(k.a.Data).([]float32), w, c, k.ptr, k.idx, k.acc, lo, hi, g,
+			gonum.Implementation{}.Saxpy)
+	case []float64:
+		w, _ := any(k.w).([]float64)
+		aggregateGroupsBlas(d, any(k.a.Data).([]float64), w, c, k.ptr, k.idx, k.acc, lo, hi, g,
+			gonum.Implementation{}.Daxpy)
+	default:
+		aggregateGroupsBlas(k.dst.Data, k.a.Data, k.w, c, k.ptr, k.idx, k.acc, lo, hi, g, axpyGo[T])
+	}
+}
+
+func aggregateGroupsBlas[E Float](dst, h, w []E, c int, ptr, src []int32, acc bool, lo, hi, g int,
+	axpyFn func(n int, alpha E, x []E, incX int, y []E, incY int)) {
+	for s := lo; s < hi; s++ {
+		e0, e1 := int(ptr[s]), int(ptr[s+1])
+		n := e1 - e0
+		for r := 0; r < g; r++ {
+			var wr []E
 			if w != nil {
-				wt = w[e]
-				if wt == 0 {
-					continue // an entry dropped by DropoutCSR adds nothing
-				}
+				wr = w[g*e0+r*n : g*e0+(r+1)*n]
 			}
-			s := int(src[e]) * c
-			x := h[s : s+c]
-			if c < smallRow {
-				for j, xv := range x {
-					row[j] += wt * xv
-				}
-			} else {
-				axpyFn(c, wt, x, 1, row, 1)
-			}
+			v := s*g + r
+			axpyTermsBlas(dst[v*c:(v+1)*c], h, wr, c, src[e0:e1], acc, axpyFn)
 		}
 	}
 }

@@ -29,11 +29,6 @@ func maxIndex32(src *int32, n int) uint32
 //go:noescape
 func gather32(dst, src *float32, idx *int32, n int)
 
-// equal32 reports whether a[0:n] and b[0:n] are equal, n a multiple of 8.
-//
-//go:noescape
-func equal32(a, b *int32, n int) bool
-
 // expFloat32Vec sets dst[i] = expFloat32(x[i]) for n values, n a multiple
 // of 4.
 //

@@ -207,32 +207,6 @@ gdone:
 	VZEROUPPER
 	RET
 
-// func equal32(a, b *int32, n int) bool
-// Whether a[0:n] and b[0:n] are equal, n a multiple of 8.
-TEXT ·equal32(SB), NOSPLIT, $0-25
-	MOVQ a+0(FP), SI
-	MOVQ b+8(FP), DI
-	MOVQ n+16(FP), CX
-	SHRQ $3, CX
-	JZ eqyes
-eqloop:
-	VMOVDQU (SI), Y0
-	VPXOR (DI), Y0, Y0
-	VPTEST Y0, Y0
-	JNZ eqno
-	ADDQ $32, SI
-	ADDQ $32, DI
-	DECQ CX
-	JNZ eqloop
-eqyes:
-	MOVB $1, ret+24(FP)
-	VZEROUPPER
-	RET
-eqno:
-	MOVB $0, ret+24(FP)
-	VZEROUPPER
-	RET
-
 // Constants of expFloat32, bit for bit the float64 values of its Go source.
 DATA exp64c<>+0(SB)/8, $0x3ff71547652b82fe   // log2(e)
 DATA exp64c<>+8(SB)/8, $0x3fe0000000000000   // 0.5
