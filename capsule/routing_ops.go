@@ -39,8 +39,11 @@ type linkCosOp[T autodiff.Float] struct {
 	a, z, out              *autodiff.Var[T]
 	tape                   *autodiff.Tape[T]
 	ix                     *linkIndex
-	na, nz, kap            []float64
-	dot                    []T // E, forward pass (tape scratch): ⟨a_i, z_j⟩
+	na, nz                 []float64
+	// dot is ⟨a_i, z_j⟩ per link, kept for Backward, which recomputes
+	// κ̂_e = dot_e/(n_a n_z) from it with the forward pass's roundings (half
+	// the memory of keeping κ̂ in float64).
+	dot                    []T
 	wp, wc                 []T // E, Backward (tape scratch): G_e/(n_a n_z) by parent, by child
 	fwdC, fwdP, bwdP, bwdC func(lo, hi int)
 }
@@ -62,11 +65,9 @@ func linkCos[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, a, z *autodif
 	p.a, p.z, p.out, p.tape, p.ix = a, z, out, t, ix
 	p.na = grow(p.na, l.Children)
 	p.nz = grow(p.nz, l.Parents)
-	p.kap = grow(p.kap, E)
-	p.dot = t.Scratch(0, E)
+	p.dot = grow(p.dot, E)
 	tensor.ParallelFor(l.Children, 2*d, p.fwdC)
 	tensor.ParallelFor(l.Parents, linkCost(ix, 2*d), p.fwdP)
-	p.dot = nil
 	return out
 }
 
@@ -95,9 +96,7 @@ func (p *linkCosOp[T]) forwardParents(lo, hi int) {
 		e0, e1 := l.Ptr[j], l.Ptr[j+1]
 		tensor.GatherDot(p.dot[e0:e1], zj, &p.a.Value, l.Child[e0:e1], false)
 		for e := e0; e < e1; e++ {
-			k := float64(p.dot[e]) / (p.na[l.Child[e]] * nz)
-			p.kap[e] = k
-			p.out.Value.Data[e] = T(k)
+			p.out.Value.Data[e] = T(float64(p.dot[e]) / (p.na[l.Child[e]] * nz))
 		}
 	}
 }
@@ -112,9 +111,9 @@ func (p *linkCosOp[T]) backwardParents(lo, hi int) {
 		nz := p.nz[j]
 		self := 0.0
 		for e := l.Ptr[j]; e < l.Ptr[j+1]; e++ {
-			ge := float64(g[e])
-			p.wp[e] = T(ge / (p.na[l.Child[e]] * nz))
-			self += ge * p.kap[e]
+			ge, den := float64(g[e]), p.na[l.Child[e]]*nz
+			p.wp[e] = T(ge / den)
+			self += ge * (float64(p.dot[e]) / den) // κ̂_e
 		}
 		c := -self / (nz * nz)
 		gz := p.z.Grad.Data[j*d : (j+1)*d]
@@ -135,9 +134,9 @@ func (p *linkCosOp[T]) backwardChildren(lo, hi int) {
 		self := 0.0
 		for q := ix.childPtr[i]; q < ix.childPtr[i+1]; q++ {
 			e := ix.childLink[q]
-			ge := float64(g[e])
-			p.wc[q] = T(ge / (na * p.nz[ix.childParent[q]]))
-			self += ge * p.kap[e]
+			ge, den := float64(g[e]), na*p.nz[ix.childParent[q]]
+			p.wc[q] = T(ge / den)
+			self += ge * (float64(p.dot[e]) / den) // κ̂_e
 		}
 		c := -self / (na * na)
 		ga := p.a.Grad.Data[i*d : (i+1)*d]
@@ -360,7 +359,8 @@ func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
 		}
 	}
 	if p.x.RequiresGrad() {
-		wc := childOrder(p.ix, p.tape.Scratch(2, len(p.wv)), p.wv, p.k) // w in child-row order
+		// w in child-row order, in slot 1: ∂w has been passed on by now.
+		wc := childOrder(p.ix, p.tape.Scratch(1, len(p.wv)), p.wv, p.k)
 		p.gxv = pairRows(p.x.Grad.Data, p.ix.links.Children*p.k, p.d)
 		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, wc, &p.out.Grad, true)
 	}
