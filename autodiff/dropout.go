@@ -32,16 +32,16 @@ func (p *dropoutOp[T]) forwardBlocks(lo, hi int) {
 	var src rand.PCG // a value: seeding it per block allocates nothing
 	for b := lo; b < hi; b++ {
 		src.Seed(p.seed, uint64(b))
-		end := min((b+1)*dropoutBlock, n)
-		for i := b * dropoutBlock; i < end; i += 2 {
+		lo, end := b*dropoutBlock, min((b+1)*dropoutBlock, n)
+		mask := p.mask[lo:end]
+		for i := 0; i < len(mask); i += 2 {
 			r := src.Uint64()
-			p.mask[i] = dropoutKeep(r&0xffffffff, p.thr, p.keep)
-			if i+1 < end {
-				p.mask[i+1] = dropoutKeep(r>>32, p.thr, p.keep)
+			mask[i] = dropoutKeep(r&0xffffffff, p.thr, p.keep)
+			if i+1 < len(mask) {
+				mask[i+1] = dropoutKeep(r>>32, p.thr, p.keep)
 			}
 		}
-		lo := b * dropoutBlock
-		tensor.VecMul(y[lo:end], x[lo:end], p.mask[lo:end])
+		tensor.VecMul(y[lo:end], x[lo:end], mask)
 	}
 }
 

@@ -91,18 +91,17 @@ func gcnOperator(a *tensor.CSR[float32], g *data.Graph, deg *[]float64) {
 	nn.GCNNormInto(a, g.N, g.Ptr, g.Src, deg)
 }
 
-// hidden records the hidden layer, after its ReLU.
+// hidden records the hidden layer, after its ReLU and, in training, the
+// dropout before the second layer (one op, autodiff.ReLUDropout).
 func (m *GCN) hidden(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
 	m.in.prepare("gcn", m.shape, g, x)
 	xs := m.in.x.Apply(m.cfg.Dropout, rng, training)
-	return autodiff.ReLU(t, m.conv1.ForwardSparse(t, &m.in.adj, xs))
+	return autodiff.ReLUDropout(t, m.conv1.ForwardSparse(t, &m.in.adj, xs), m.cfg.Dropout, rng, training)
 }
 
 // Forward records the logits of every node.
 func (m *GCN) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
-	h := m.hidden(t, g, x, training, rng)
-	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
-	return m.conv2.Forward(t, &m.in.adj, h)
+	return m.conv2.Forward(t, &m.in.adj, m.hidden(t, g, x, training, rng))
 }
 
 // Embed records the hidden layer of every node (evaluation mode).

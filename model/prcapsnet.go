@@ -151,8 +151,7 @@ func (m *PRCapsNet) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Featu
 func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) (h, u, beta *autodiff.Var[float32], place []int32) {
 	m.in.prepare("prcapsnet", m.shape, g, x)
 	xs := m.in.x.Apply(m.cfg.InputDropout, rng, training)
-	h = autodiff.ReLU(t, m.stem.ForwardSparse(t, &m.in.adj, xs))
-	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
+	h = autodiff.ReLUDropout(t, m.stem.ForwardSparse(t, &m.in.adj, xs), m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, in the tangent space at o
 
 	if m.eucl != nil { // Caps only: classic routing in R^d, no manifold

@@ -156,8 +156,7 @@ func (m *PRCapsGraphNet) classCapsules(t *autodiff.Tape[float32], b *data.GraphB
 		panic(fmt.Sprintf("model: prcapsnet (graph): batch has %d features, the network %d", b.X.Cols, m.feats))
 	}
 	m.prepare(b)
-	h := autodiff.ReLU(t, m.stem.ForwardSparse(t, &m.adj, m.x.Apply(m.cfg.InputDropout, rng, training)))
-	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
+	h := autodiff.ReLUDropout(t, m.stem.ForwardSparse(t, &m.adj, m.x.Apply(m.cfg.InputDropout, rng, training)), m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, tangent at o
 	beta = manifold.Beta(t, m.rho)
 	// The capsules u = exp̂_o(h) and those of every layer go from layer to

@@ -122,8 +122,7 @@ func (m *SSGCGraph) Embed(t *autodiff.Tape[float32], b *data.GraphBatch) *autodi
 
 func (m *SSGCGraph) pooled(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32] {
 	m.prepare(b)
-	h := autodiff.ReLU(t, m.hidden.Forward(t, m.x))
-	h = autodiff.Dropout(t, h, m.cfg.Dropout, rng, training)
+	h := autodiff.ReLUDropout(t, m.hidden.Forward(t, m.x), m.cfg.Dropout, rng, training)
 	return m.mean.forward(t, h, b)
 }
 

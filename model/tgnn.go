@@ -261,7 +261,7 @@ func (m *TGNN) hidden(t *autodiff.Tape[float32], g *data.Graph, x data.Features,
 	xs := m.in.x.Apply(0, rng, training)
 	var h, sum *autodiff.Var[float32]
 	for i := range m.layers {
-		h = autodiff.Dropout(t, autodiff.ReLU(t, m.conv(t, &m.layers[i], h, xs, training, rng)), m.cfg.Dropout, rng, training)
+		h = autodiff.ReLUDropout(t, m.conv(t, &m.layers[i], h, xs, training, rng), m.cfg.Dropout, rng, training)
 		if m.cfg.JK {
 			if sum == nil {
 				sum = h
