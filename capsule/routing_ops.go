@@ -36,10 +36,10 @@ func checkRows[T autodiff.Float](op, name string, v *autodiff.Var[T], rows, cols
 const CosEps = 1e-8
 
 type linkCosOp[T autodiff.Float] struct {
-	a, z, out              *autodiff.Var[T]
-	tape                   *autodiff.Tape[T]
-	ix                     *linkIndex
-	na, nz                 []float64
+	a, z, out *autodiff.Var[T]
+	tape      *autodiff.Tape[T]
+	ix        *linkIndex
+	na, nz    []float64
 	// dot is ⟨a_i, z_j⟩ per link, kept for Backward, which recomputes
 	// κ̂_e = dot_e/(n_a n_z) from it with the forward pass's roundings (half
 	// the memory of keeping κ̂ in float64).
