@@ -15,6 +15,7 @@ const predictBlock = 256
 
 type predictOp[T autodiff.Float] struct {
 	a, out     *autodiff.Var[T]
+	tape       *autodiff.Tape[T]  // its scratch (the float32 form)
 	wsph, weuc []*autodiff.Var[T] // groups·K each (own copies of the caller's slices)
 	bias, beta []*autodiff.Var[T] // groups·K, K
 	s, t       int
@@ -74,7 +75,7 @@ func predict[T autodiff.Float](t *autodiff.Tape[T], a *autodiff.Var[T], wsph, we
 		var zero T
 		_, p.f32 = any(zero).(float32)
 	}
-	p.a, p.out, p.s, p.t, p.groups = a, out, s, tt, G
+	p.a, p.out, p.tape, p.s, p.t, p.groups = a, out, t, s, tt, G
 	p.wsph = append(p.wsph[:0], wsph...)
 	p.weuc = append(p.weuc[:0], weuc...)
 	p.bias = append(p.bias[:0], bias...)

@@ -14,15 +14,32 @@ import (
 // float64 form (routing_predict.go's row loops) is the reference the tests
 // compare it with.
 
-// predictGemm holds the float32 form's matrices, reused between steps.
-// Q = groups·K weights in all, in predict's group-major order.
+// predictGemm holds the float32 form's matrices. Q = groups·K weights in
+// all, in predict's group-major order. Only xT, which the wrap's backward
+// pass reads, and the small weight matrices are the op's own; the N-row
+// matrices that live within one call are views of the tape's scratch slots
+// (scratchView), the columns of a split again for the backward pass.
 type predictGemm[T autodiff.Float] struct {
-	aT, aS   tensor.Dense[T] // N×t, N×s: the columns of a
+	aT, aS   tensor.Dense[T] // N×t, N×s: the columns of a (scratch 0, 1 forward; 2 backward)
 	wT, wS   tensor.Dense[T] // t×(Q·t), s×(Q·s): [W_0 | … | W_{Q−1}]
-	xT, xS   tensor.Dense[T] // N×(Q·t), N×(Q·s): a_T·Wsph_q, a_S·Weuc_q
-	gT, gS   tensor.Dense[T] // the gradients of xT and xS
+	xT       tensor.Dense[T] // N×(Q·t): a_T·Wsph_q
+	xS       tensor.Dense[T] // N×(Q·s): a_S·Weuc_q (scratch 2, forward)
+	gT, gS   tensor.Dense[T] // the gradients of xT and xS (scratch 0, 1)
 	dwT, dwS tensor.Dense[T] // t×(K·t), s×(K·s)
-	daT, daS tensor.Dense[T] // N×t, N×s
+	daT, daS tensor.Dense[T] // N×t, N×s (scratch 3)
+}
+
+// scratchView sets m to an r×c matrix over the tape's scratch slot, for
+// use within one call of the op.
+func scratchView[T autodiff.Float](t *autodiff.Tape[T], m *tensor.Dense[T], slot, r, c int) {
+	*m = tensor.Dense[T]{Rows: r, Cols: c, Data: t.Scratch(slot, r*c)}
+}
+
+// dropViews forgets the scratch views at the end of a call.
+func (g *predictGemm[T]) dropViews() {
+	for _, m := range []*tensor.Dense[T]{&g.aT, &g.aS, &g.xS, &g.gT, &g.gS, &g.daT, &g.daS} {
+		*m = tensor.Dense[T]{}
+	}
 }
 
 // splitCols copies the columns [lo, hi) of a into dst.
@@ -50,17 +67,20 @@ func (p *predictOp[T]) forwardGemm() {
 	g := &p.gemm
 	s, tt := p.s, p.t
 	Q, n := len(p.wsph), p.a.Value.Rows
+	scratchView(p.tape, &g.aT, 0, n, tt)
 	splitCols(&g.aT, &p.a.Value, 0, tt)
 	sideBySide(&g.wT, p.wsph, tt)
 	g.xT.Reshape(n, Q*tt)
 	tensor.Gemm(&g.xT, &g.aT, &g.wT, false, false, 1, 0)
 	if s > 0 {
+		scratchView(p.tape, &g.aS, 1, n, s)
 		splitCols(&g.aS, &p.a.Value, tt, tt+s)
 		sideBySide(&g.wS, p.weuc, s)
-		g.xS.Reshape(n, Q*s)
+		scratchView(p.tape, &g.xS, 2, n, Q*s)
 		tensor.Gemm(&g.xS, &g.aS, &g.wS, false, false, 1, 0)
 	}
 	tensor.ParallelFor(n, Q*4*(s+tt), p.fwdWrap)
+	g.dropViews()
 }
 
 // wrapRows applies the wrap and the bias to rows [lo, hi) of the products,
@@ -112,8 +132,9 @@ func (p *predictOp[T]) backwardGemm() {
 	g := &p.gemm
 	s, tt := p.s, p.t
 	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
-	g.gT.Reshape(n, Q*tt)
-	g.gS.Reshape(n, Q*s)
+	scratchView(p.tape, &g.gT, 0, n, Q*tt)
+	scratchView(p.tape, &g.gS, 1, n, Q*s)
+	defer g.dropViews()
 	per := d + 1
 	nb := (n + predictBlock - 1) / predictBlock
 	p.part = grow(p.part, nb*Q*per)
@@ -141,31 +162,33 @@ func (p *predictOp[T]) backwardGemm() {
 			p.beta[k].Grad.Data[0] += T(-dr / (2 * p.r[k])) // ∂β = −∂r/(2r)
 		}
 	}
-	weightGrad(&g.dwT, &g.aT, &g.gT, p.wsph, tt)
+	if autodiff.Any(p.wsph...) {
+		scratchView(p.tape, &g.aT, 2, n, tt)
+		splitCols(&g.aT, &p.a.Value, 0, tt)
+		weightGrad(&g.dwT, &g.aT, &g.gT, p.wsph, tt)
+	}
 	if p.a.RequiresGrad() {
-		g.daT.Reshape(n, tt)
+		scratchView(p.tape, &g.daT, 3, n, tt)
 		tensor.Gemm(&g.daT, &g.gT, &g.wT, false, true, 1, 0)
 		addCols(&p.a.Grad, &g.daT, 0)
 	}
 	if s > 0 {
-		weightGrad(&g.dwS, &g.aS, &g.gS, p.weuc, s)
+		if autodiff.Any(p.weuc...) {
+			scratchView(p.tape, &g.aS, 2, n, s)
+			splitCols(&g.aS, &p.a.Value, tt, tt+s)
+			weightGrad(&g.dwS, &g.aS, &g.gS, p.weuc, s)
+		}
 		if p.a.RequiresGrad() {
-			g.daS.Reshape(n, s)
+			scratchView(p.tape, &g.daS, 3, n, s)
 			tensor.Gemm(&g.daS, &g.gS, &g.wS, false, true, 1, 0)
 			addCols(&p.a.Grad, &g.daS, tt)
 		}
 	}
 }
 
-// weightGrad adds the blocks of aᵀ·gx (n×(Q·n)) to the Q weights' gradients.
+// weightGrad adds the blocks of aᵀ·gx (n×(Q·n)) to the Q weights'
+// gradients; the caller checks that one of them requires a gradient.
 func weightGrad[T autodiff.Float](dw, a, gx *tensor.Dense[T], ws []*autodiff.Var[T], n int) {
-	need := false
-	for _, w := range ws {
-		need = need || w.RequiresGrad()
-	}
-	if !need {
-		return
-	}
 	K := len(ws)
 	dw.Reshape(n, K*n)
 	tensor.Gemm(dw, a, gx, true, false, 1, 0)
