@@ -335,8 +335,38 @@ func testSparse[T Float](t *testing.T) {
 				}
 				adj.SyncValues()
 				closeSlices(t, "Adjacency "+name, adj.AT.ToDense().Data, transposeDense(a.ToDense()).Data)
+				// An operator with a's structure and its own values shares
+				// adj's transpose structure.
+				own := &CSR[T]{Rows: a.Rows, Cols: a.Cols, Indptr: a.Indptr, Indices: a.Indices, Data: make([]T, len(a.Data))}
+				for i := range own.Data {
+					own.Data[i] = T(i + 1)
+				}
+				var like Adjacency[T]
+				like.ResetLike(own, adj)
+				closeSlices(t, "ResetLike "+name, like.AT.ToDense().Data, transposeDense(own.ToDense()).Data)
+				closeSlices(t, "Adjacency after ResetLike "+name, adj.AT.ToDense().Data, transposeDense(a.ToDense()).Data)
 			}
 		}
+	}
+}
+
+// ResetLike rejects an operator whose shape or number of entries differ.
+func TestAdjacencyResetLikeRejectsOtherStructure(t *testing.T) {
+	a := CSRFromDense(FromRows([][]float64{{1, 0, 2}, {0, 3, 0}}))
+	adj := NewAdjacency(a)
+	for name, b := range map[string]*CSR[float64]{
+		"other shape":   CSRFromDense(FromRows([][]float64{{1, 0}, {0, 3}})),
+		"other entries": CSRFromDense(FromRows([][]float64{{1, 1, 2}, {0, 3, 0}})),
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			var g Adjacency[float64]
+			g.ResetLike(b, adj)
+		})
 	}
 }
 

@@ -529,6 +529,31 @@ func (g *Adjacency[T]) Reset(a *CSR[T]) {
 	a.TransposeInto(g.AT, &g.perm)
 }
 
+// ResetLike pairs g with a, whose structure (shape, Indptr and Indices)
+// is like's operator's, and fills g's transpose with a's values: the
+// transpose's structure and permutation are like's, shared rather than
+// rebuilt, and only its values are g's own. like must not be Reset while g
+// uses them. It panics if a's shape or number of entries differ from
+// like's.
+func (g *Adjacency[T]) ResetLike(a *CSR[T], like *Adjacency[T]) {
+	l := like.A
+	if a.Rows != l.Rows || a.Cols != l.Cols || len(a.Data) != len(like.perm) || len(a.Indices) != len(l.Indices) {
+		panic(fmt.Sprintf("tensor: Adjacency.ResetLike: %d×%d with %d entries, like %d×%d with %d", a.Rows, a.Cols, len(a.Data), l.Rows, l.Cols, len(like.perm)))
+	}
+	g.A = a
+	if g.AT == nil {
+		g.AT = &CSR[T]{}
+	}
+	t := like.AT
+	data := g.AT.Data
+	if cap(data) < len(t.Data) {
+		data = make([]T, len(t.Data))
+	}
+	*g.AT = CSR[T]{Rows: t.Rows, Cols: t.Cols, Indptr: t.Indptr, Indices: t.Indices, Data: data[:len(t.Data)]}
+	g.perm = like.perm
+	g.SyncValues()
+}
+
 // SyncValues copies A's current values into AT, after the caller changed
 // A.Data in place (same structure).
 func (g *Adjacency[T]) SyncValues() { TransposeValues(g.AT, g.A, g.perm) }
