@@ -106,3 +106,29 @@ func TestPairLayout(t *testing.T) {
 		}
 	}
 }
+
+// The capsule grouping's inverse maps every link to its position, with and
+// without copies, and is built on first use.
+func TestCapsuleGroupingInverse(t *testing.T) {
+	for _, l := range []*Links{
+		{Parents: 3, Children: 4, Ptr: []int32{0, 2, 3, 5}, Child: []int32{1, 3, 0, 3, 2}},
+		{Parents: 2, Children: 4, Ptr: []int32{0, 2, 4}, Child: []int32{0, 3, 1, 2}, Copies: 2},
+	} {
+		x, err := newLinkIndex(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.invSet {
+			t.Error("the inverse was built before its first use")
+		}
+		ptr, link, inv := x.capsules()
+		if len(inv) != len(l.Child) || int(ptr[len(ptr)-1]) != len(l.Child) {
+			t.Fatalf("copies %d: %d inverse entries, %d grouped links, want %d", l.Copies, len(inv), ptr[len(ptr)-1], len(l.Child))
+		}
+		for e := range l.Child {
+			if link[inv[e]] != int32(e) {
+				t.Errorf("copies %d: link %d sits at %d, which holds %d", l.Copies, e, inv[e], link[inv[e]])
+			}
+		}
+	}
+}

@@ -20,8 +20,11 @@ type linkIndex struct {
 	// childPtr/childLink group the link ids by child: the links of child i
 	// are childLink[childPtr[i]:childPtr[i+1]], in increasing order.
 	childPtr, childLink []int32
-	// inv[e] is the position of link e in childLink (childLink[inv[e]] = e).
-	inv []int32
+	// inv[e] is the position of link e in childLink (childLink[inv[e]] = e),
+	// for CouplingOverParents only: built on first use (capsules), under
+	// pairMu; invSet is false until then.
+	inv    []int32
+	invSet bool
 	// childParent[q] is the parent of link childLink[q].
 	childParent []int32
 	// capPtr, capLink and capInv group the links as childPtr, childLink
@@ -199,7 +202,7 @@ func (x *linkIndex) build(l *Links) error {
 	E := l.NumLinks()
 	x.links, x.gen = l, l.gen
 	x.pairMu.Lock()
-	x.pairK, x.pairs1Set, x.capSet = 0, false, false
+	x.pairK, x.pairs1Set, x.capSet, x.invSet = 0, false, false, false
 	x.pairMu.Unlock()
 	x.parent = grow(x.parent, E)
 	for j := 0; j < l.Parents; j++ {
@@ -208,7 +211,7 @@ func (x *linkIndex) build(l *Links) error {
 		}
 	}
 	x.fill = grow(x.fill, l.Children)
-	x.childPtr, x.childLink, x.inv = groupLinks(x.childPtr, x.childLink, x.inv, x.fill, l.Child[:E], int32(l.Children))
+	x.childPtr, x.childLink = groupLinks(x.childPtr, x.childLink, x.fill, l.Child[:E], int32(l.Children))
 	x.childParent = grow(x.childParent, E)
 	for q, e := range x.childLink[:E] {
 		x.childParent[q] = x.parent[e]
@@ -222,11 +225,15 @@ func (x *linkIndex) build(l *Links) error {
 // links changed since the last call.
 func (x *linkIndex) capsules() (ptr, link, inv []int32) {
 	l := x.links
-	if l.Copies <= 1 {
-		return x.childPtr[:l.Children+1], x.childLink[:l.NumLinks()], x.inv[:l.NumLinks()]
-	}
 	x.pairMu.Lock()
 	defer x.pairMu.Unlock()
+	if l.Copies <= 1 {
+		if !x.invSet {
+			x.inv = invert(x.inv, x.childLink[:l.NumLinks()])
+			x.invSet = true
+		}
+		return x.childPtr[:l.Children+1], x.childLink[:l.NumLinks()], x.inv
+	}
 	if !x.capSet {
 		x.buildCapsules(l)
 		x.capSet = true
@@ -236,16 +243,27 @@ func (x *linkIndex) capsules() (ptr, link, inv []int32) {
 
 // buildCapsules groups the links by capsule, child mod Children/Copies.
 func (x *linkIndex) buildCapsules(l *Links) {
-	x.capPtr, x.capLink, x.capInv = groupLinks(x.capPtr, x.capLink, x.capInv, x.fill, l.Child[:l.NumLinks()], int32(l.Children/l.Copies))
+	x.capPtr, x.capLink = groupLinks(x.capPtr, x.capLink, x.fill, l.Child[:l.NumLinks()], int32(l.Children/l.Copies))
+	x.capInv = invert(x.capInv, x.capLink)
+}
+
+// invert returns, in inv's storage, the inverse of the permutation link:
+// inv[link[q]] = q.
+func invert(inv, link []int32) []int32 {
+	inv = grow(inv, len(link))
+	for q, e := range link {
+		inv[e] = int32(q)
+	}
+	return inv
 }
 
 // groupLinks counting-sorts the links e = 0 … len(child)−1 into n groups by
 // child[e] mod n, keeping link order within a group, into ptr (n+1 group
-// starts), link (the links group by group) and inv (each link's position in
-// link), reusing their storage; fill is scratch of at least n entries.
+// starts) and link (the links group by group), reusing their storage; fill
+// is scratch of at least n entries.
 // Grouping by child takes n = Children (no child reaches n, so no division),
 // by capsule n = Children/Copies.
-func groupLinks(ptr, link, inv, fill, child []int32, n int32) ([]int32, []int32, []int32) {
+func groupLinks(ptr, link, fill, child []int32, n int32) ([]int32, []int32) {
 	key := func(c int32) int32 {
 		if c >= n {
 			c %= n
@@ -255,7 +273,6 @@ func groupLinks(ptr, link, inv, fill, child []int32, n int32) ([]int32, []int32,
 	ptr = grow(ptr, int(n)+1)
 	clear(ptr)
 	link = grow(link, len(child))
-	inv = grow(inv, len(child))
 	for _, c := range child {
 		ptr[key(c)+1]++
 	}
@@ -266,10 +283,10 @@ func groupLinks(ptr, link, inv, fill, child []int32, n int32) ([]int32, []int32,
 	copy(fill, ptr[:n])
 	for e, c := range child {
 		k := key(c)
-		link[fill[k]], inv[e] = int32(e), fill[k]
+		link[fill[k]] = int32(e)
 		fill[k]++
 	}
-	return ptr, link, inv
+	return ptr, link
 }
 
 // linkCacheSize bounds the number of Links a layer keeps indices for: enough

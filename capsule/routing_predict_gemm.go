@@ -18,12 +18,15 @@ import (
 // all, in predict's group-major order. Only xT, which the wrap's backward
 // pass reads, and the small weight matrices are the op's own; the N-row
 // matrices that live within one call are views of the tape's scratch slots
-// (scratchView), the columns of a split again for the backward pass.
+// (scratchView), the columns of a split again for the backward pass. The
+// wide ones take slots 0 and 1, which the routing's per-link ops size to
+// E·K values (at least as many on node links, where E ≥ N), the narrow ones
+// slots 2 and 3.
 type predictGemm[T autodiff.Float] struct {
-	aT, aS   tensor.Dense[T] // N×t, N×s: the columns of a (scratch 0, 1 forward; 2 backward)
+	aT, aS   tensor.Dense[T] // N×t, N×s: the columns of a (scratch 2, 3 forward; 2 backward)
 	wT, wS   tensor.Dense[T] // t×(Q·t), s×(Q·s): [W_0 | … | W_{Q−1}]
 	xT       tensor.Dense[T] // N×(Q·t): a_T·Wsph_q
-	xS       tensor.Dense[T] // N×(Q·s): a_S·Weuc_q (scratch 2, forward)
+	xS       tensor.Dense[T] // N×(Q·s): a_S·Weuc_q (scratch 0, forward)
 	gT, gS   tensor.Dense[T] // the gradients of xT and xS (scratch 0, 1)
 	dwT, dwS tensor.Dense[T] // t×(K·t), s×(K·s)
 	daT, daS tensor.Dense[T] // N×t, N×s (scratch 3)
@@ -67,16 +70,16 @@ func (p *predictOp[T]) forwardGemm() {
 	g := &p.gemm
 	s, tt := p.s, p.t
 	Q, n := len(p.wsph), p.a.Value.Rows
-	scratchView(p.tape, &g.aT, 0, n, tt)
+	scratchView(p.tape, &g.aT, 2, n, tt)
 	splitCols(&g.aT, &p.a.Value, 0, tt)
 	sideBySide(&g.wT, p.wsph, tt)
 	g.xT.Reshape(n, Q*tt)
 	tensor.Gemm(&g.xT, &g.aT, &g.wT, false, false, 1, 0)
 	if s > 0 {
-		scratchView(p.tape, &g.aS, 1, n, s)
+		scratchView(p.tape, &g.aS, 3, n, s)
 		splitCols(&g.aS, &p.a.Value, tt, tt+s)
 		sideBySide(&g.wS, p.weuc, s)
-		scratchView(p.tape, &g.xS, 2, n, Q*s)
+		scratchView(p.tape, &g.xS, 0, n, Q*s)
 		tensor.Gemm(&g.xS, &g.aS, &g.wS, false, false, 1, 0)
 	}
 	tensor.ParallelFor(n, Q*4*(s+tt), p.fwdWrap)
