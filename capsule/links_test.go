@@ -58,7 +58,7 @@ func TestPairLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pi := x.pairsFor(K)
+		pi := x.pairsFor(K, false)
 		for j := 0; j < l.Parents; j++ {
 			if pi.ptr[j] != l.Ptr[j]*int32(K) {
 				t.Errorf("K = %d: ptr[%d] = %d, want %d", K, j, pi.ptr[j], l.Ptr[j]*int32(K))
@@ -103,6 +103,16 @@ func TestPairLayout(t *testing.T) {
 		}
 		if err := pi.groups.Set(x.childPtr[:l.Children+1], x.childParent[:len(l.Child)], K); err != nil {
 			t.Errorf("K = %d: %v", K, err)
+		}
+		// With kernels that read the links, no pair index; back without
+		// them, the index again.
+		if K > 1 {
+			if d := x.pairsFor(K, true); !d.direct || d.ptr != nil || d.child != nil {
+				t.Errorf("K = %d: the direct layout has a pair index (%d, %d entries)", K, len(d.ptr), len(d.child))
+			}
+			if again := x.pairsFor(K, false); again.direct || len(again.child) != len(l.Child)*K {
+				t.Errorf("K = %d: the layout after a direct one has %d pair entries, want %d", K, len(again.child), len(l.Child)*K)
+			}
 		}
 	}
 }

@@ -60,7 +60,10 @@ type linkIndex struct {
 //
 //   - by parent: the pairs of parent j are ptr[j]:ptr[j+1] (ptr = Ptr·K) in
 //     link order, pair e·K+k reading row child[e·K+k] = Child[e]·K+k; an
-//     E×K weight matrix needs no reordering.
+//     E×K weight matrix needs no reordering. Where the kernels read the
+//     links themselves (direct: tensor.LinkKernels, the default K = 4 and
+//     d = 18 in float32), ptr and child are not built: pairSum and
+//     pairDots pass the links' Ptr and Child with K instead.
 //   - by child row: row i·K+k of a child-side result sums the links of
 //     child i, reading their parents in the order of the child grouping
 //     (childParent[childPtr[i]:childPtr[i+1]]). The K rows of a child read
@@ -70,6 +73,7 @@ type linkIndex struct {
 //     row by row within each child (childOrder).
 type pairIndex struct {
 	ptr, child []int32
+	direct     bool // ptr and child unbuilt: the kernels read the links
 	// groups is childPtr and childParent checked once as groups of K rows,
 	// for the child-side sums (tensor.AggregateGrouped).
 	groups tensor.Groups
@@ -123,9 +127,12 @@ func childOrder[T autodiff.Float](x *linkIndex, dst, w []T, K int) []T {
 	return dst
 }
 
-// pairsFor returns the pair layout for K perspectives, building it when K
-// or the links changed since the last call. Layers of one K share it.
-func (x *linkIndex) pairsFor(K int) *pairIndex {
+// pairsFor returns the pair layout for K perspectives, building it when K,
+// direct or the links changed since the last call. Layers of one K share
+// it. direct says that the by-parent kernels read the links themselves
+// (tensor.LinkKernels for the routing's element type and d), so that the
+// layout needs no pair index.
+func (x *linkIndex) pairsFor(K int, direct bool) *pairIndex {
 	x.pairMu.Lock()
 	defer x.pairMu.Unlock()
 	if K == 1 {
@@ -135,10 +142,17 @@ func (x *linkIndex) pairsFor(K int) *pairIndex {
 		}
 		return &x.pairs1
 	}
-	if x.pairK == K {
-		return &x.pairs
-	}
 	l, pi := x.links, &x.pairs
+	if x.pairK == K && pi.direct == direct {
+		return pi
+	}
+	pi.direct = direct
+	if direct {
+		pi.ptr, pi.child = nil, nil
+		pi.setGroups(x, K)
+		x.pairK = K
+		return pi
+	}
 	E := l.NumLinks()
 	pi.ptr = grow(pi.ptr, l.Parents+1)
 	for j, v := range l.Ptr[:l.Parents+1] {

@@ -194,7 +194,7 @@ func linkInner[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, x, z *autod
 		p.fwd = p.forwardParents
 	}
 	p.x, p.z, p.out, p.tape, p.ix, p.k, p.d, p.neg = x, z, out, t, ix, k, d, neg
-	p.pairs = ix.pairsFor(k)
+	p.pairs = ix.pairsFor(k, directPairs[T](k, d))
 	p.xv = pairRows(x.Value.Data, l.Children*k, d)
 	p.zs.Reshape(l.Parents, d)
 	copy(p.zs.Data, z.Value.Data)
@@ -205,7 +205,7 @@ func linkInner[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, x, z *autod
 
 // forwardParents: h_{e,k} = (s⊙z_j)·x_{i,k}, one gathered dot per pair.
 func (p *linkInnerOp[T]) forwardParents(lo, hi int) {
-	tensor.GatherDotSegments(p.out.Value.Data, p.zs.Data, &p.xv, p.pairs.ptr, p.pairs.child, lo, hi, false)
+	pairDots(p.ix, p.pairs, p.k, p.out.Value.Data, p.zs.Data, &p.xv, lo, hi, false)
 }
 
 // Backward implements autodiff.Op: ∂z_j[c] += s_c·Σ_e Σ_k G_ek·x_{i,k}[c]
@@ -216,7 +216,7 @@ func (p *linkInnerOp[T]) Backward(out *autodiff.Var[T]) {
 	K, d := p.k, p.d
 	if p.z.RequiresGrad() {
 		p.tmp = tensor.Dense[T]{Rows: l.Parents, Cols: d, Data: p.tape.Scratch(0, l.Parents*d)}
-		tensor.Aggregate(&p.tmp, p.pairs.ptr, p.pairs.child, p.out.Grad.Data, &p.xv, false)
+		pairSum(p.ix, p.pairs, K, &p.tmp, p.out.Grad.Data, &p.xv)
 		signRows(p.tmp.Data, d, p.neg)
 		tensor.VecAdd(p.z.Grad.Data, p.z.Grad.Data, p.tmp.Data)
 		p.tmp.Data = nil
@@ -314,13 +314,43 @@ func linkSumRecord[T autodiff.Float](t *autodiff.Tape[T], out *autodiff.Var[T], 
 		p.bwdP = p.backwardParents
 	}
 	p.x, p.out, p.tape, p.ix, p.k, p.d = x, out, t, ix, k, d
-	p.pairs = ix.pairsFor(k)
+	p.pairs = ix.pairsFor(k, directPairs[T](k, d))
 	p.xv = pairRows(x.Value.Data, ix.links.Children*k, d)
 	return p
 }
 
 func (p *linkSumOp[T]) forward() {
-	tensor.Aggregate(&p.out.Value, p.pairs.ptr, p.pairs.child, p.wv, &p.xv, false)
+	pairSum(p.ix, p.pairs, p.k, &p.out.Value, p.wv, &p.xv)
+}
+
+// directPairs reports whether the by-parent pair sums of K perspectives of
+// d-wide rows read the links themselves (pairIndex).
+func directPairs[T autodiff.Float](K, d int) bool {
+	return K > 1 && tensor.LinkKernels[T](K, d, true)
+}
+
+// pairSum sets dst (P×d) to Σ_e Σ_k w_ek·xv[Child[e]·K+k] for every parent:
+// tensor.Aggregate over the pair layout, or over the links themselves.
+func pairSum[T autodiff.Float](ix *linkIndex, pi *pairIndex, K int, dst *tensor.Dense[T], w []T, xv *tensor.Dense[T]) {
+	if pi.direct {
+		l := ix.links
+		tensor.AggregateLinks(dst, l.Ptr[:l.Parents+1], l.Child[:l.NumLinks()], K, w, xv, false)
+		return
+	}
+	tensor.Aggregate(dst, pi.ptr, pi.child, w, xv, false)
+}
+
+// pairDots sets (or with acc adds to) dst[e·K+k] the dot product of row j
+// of q with xv[Child[e]·K+k] for the links e of parents [lo, hi):
+// tensor.GatherDotSegments over the pair layout, or over the links
+// themselves.
+func pairDots[T autodiff.Float](ix *linkIndex, pi *pairIndex, K int, dst, q []T, xv *tensor.Dense[T], lo, hi int, acc bool) {
+	if pi.direct {
+		l := ix.links
+		tensor.GatherDotLinks(dst, q, xv, l.Ptr[:l.Parents+1], l.Child[:l.NumLinks()], K, lo, hi, acc)
+		return
+	}
+	tensor.GatherDotSegments(dst, q, xv, pi.ptr, pi.child, lo, hi, acc)
 }
 
 // pairRows is the C×(K·d) row-major data x seen as the (C·K)×d matrix
@@ -331,7 +361,7 @@ func pairRows[T autodiff.Float](x []T, rows, d int) tensor.Dense[T] {
 
 // backwardParents: ∂w_ek += G_j·x_{i,k}, one gathered dot per pair.
 func (p *linkSumOp[T]) backwardParents(lo, hi int) {
-	tensor.GatherDotSegments(p.gw, p.out.Grad.Data, &p.xv, p.pairs.ptr, p.pairs.child, lo, hi, true)
+	pairDots(p.ix, p.pairs, p.k, p.gw, p.out.Grad.Data, &p.xv, lo, hi, true)
 }
 
 // Backward implements autodiff.Op: ∂w_ek += G_j·x_{i,k} by parents, and

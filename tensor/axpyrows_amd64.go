@@ -50,6 +50,20 @@ func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc
 //go:noescape
 func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool, mask *int32, ahead int)
 
+// axpyLinks16Tail4 is axpyRows16Tail over the rows child[e]·4 + r (r = 0 …
+// 3) of links links, with the weights w[4e + r]: the same bits as
+// axpyRows16Tail on that index written out. links ≥ 1.
+//
+//go:noescape
+func axpyLinks16Tail4(dst *float32, h *float32, stride int, child *int32, w *float32, links int, acc bool, mask *int32, ahead int)
+
+// gatherDotLinks4AVX is gatherDotAVX over the rows child[e]·4 + r (r = 0 …
+// 3) of links links: the same bits as gatherDotAVX on that index written
+// out. links ≥ 1.
+//
+//go:noescape
+func gatherDotLinks4AVX(dst, q, h *float32, stride int, child *int32, links, blocks int, acc bool, mask *int32, ahead int)
+
 // axpyRows16Tail2 is axpyRows16Tail for two output rows, dst[0:stride]
 // with weights w0 and dst[stride:2·stride] with w1, that sum the same
 // source rows: each source row is read once for both.

@@ -615,3 +615,80 @@ g8sum:
 g8done:
 	VZEROUPPER
 	RET
+
+// PF_LINKS is how many links ahead axpyLinks16Tail4 and gatherDotLinks4AVX
+// prefetch a link's four source rows (PF_TERMS and PF_AHEAD rows ahead,
+// as axpyRows16Tail and gatherDotAVX do).
+#define PF_LINKS 4
+
+// func axpyLinks16Tail4(dst *float32, h *float32, stride int, child *int32, w *float32, links int, acc bool, mask *int32, ahead int)
+//
+// axpyRows16Tail over the pairs of links with four source rows each: the
+// terms are, link e after link e, the rows child[e]·4 + r (r = 0 … 3) of h
+// with the weights w[4e + r]. These are axpyRows16Tail's operations on the
+// index child[e]·4 + r written out, in its order (even terms onto one set
+// of accumulators, odd terms onto the other, which for four terms a link
+// is rows 0 and 2 onto the first and rows 1 and 3 onto the second), so the
+// results are the same bits, from one index entry per link instead of
+// four. links ≥ 1; child[0:ahead] (ahead ≥ links) may be read: the rows of
+// the links after those summed are prefetched.
+TEXT ·axpyLinks16Tail4(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX // a row's bytes
+	MOVQ child+24(FP), R8
+	MOVQ w+32(FP), R9
+	MOVQ links+40(FP), CX
+	MOVBLZX acc+48(FP), AX
+	MOVQ mask+56(FP), BX
+	MOVQ ahead+64(FP), R15
+	LEAQ (R8)(R15*4), R15 // the end of the readable child indices
+	LEAQ (DX)(DX*2), R12 // three rows' bytes
+	VMOVDQU (BX), Y15
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	TESTQ AX, AX
+	JZ l16links
+	LOAD16T(DI, Y0, Y1, Y2)
+l16links:
+	LEAQ (4*PF_LINKS)(R8), R14
+	CMPQ R14, R15
+	JGE l16rows
+	MOVLQSX (4*PF_LINKS)(R8), R14
+	IMULQ DX, R14
+	SHLQ $2, R14
+	ADDQ SI, R14
+	PREFETCHT0 (R14)
+	PREFETCHT0 (R14)(DX*1)
+	PREFETCHT0 (R14)(DX*2)
+	PREFETCHT0 (R14)(R12*1)
+	LEAQ (R14)(R12*1), R14
+	PREFETCHT0 -4(R14)(DX*1) // the last byte of the fourth row
+l16rows:
+	MOVLQSX (R8), R10
+	IMULQ DX, R10
+	SHLQ $2, R10 // the link's first row: child·4 rows
+	LEAQ (R10)(DX*1), R11
+	VBROADCASTSS (R9), Y4
+	VBROADCASTSS 4(R9), Y5
+	ROW16T(Y4, SI, R10, Y6, Y0, Y1, Y2)
+	ROW16T(Y5, SI, R11, Y7, Y8, Y9, Y10)
+	LEAQ (R10)(DX*2), R10
+	LEAQ (R11)(DX*2), R11
+	VBROADCASTSS 8(R9), Y4
+	VBROADCASTSS 12(R9), Y5
+	ROW16T(Y4, SI, R10, Y6, Y0, Y1, Y2)
+	ROW16T(Y5, SI, R11, Y7, Y8, Y9, Y10)
+	ADDQ $4, R8
+	ADDQ $16, R9
+	DECQ CX
+	JNZ l16links
+	ADD3(Y0, Y1, Y2, Y8, Y9, Y10)
+	STORE16T(DI, Y0, Y1, Y2)
+	VZEROUPPER
+	RET

@@ -56,6 +56,14 @@ func axpyRows16Tail(dst *float32, h *float32, stride int, idx *int32, w *float32
 	panic("tensor: axpyRows16Tail without AVX2")
 }
 
+func axpyLinks16Tail4(dst *float32, h *float32, stride int, child *int32, w *float32, links int, acc bool, mask *int32, ahead int) {
+	panic("tensor: axpyLinks16Tail4 without AVX2")
+}
+
+func gatherDotLinks4AVX(dst, q, h *float32, stride int, child *int32, links, blocks int, acc bool, mask *int32, ahead int) {
+	panic("tensor: gatherDotLinks4AVX without AVX2")
+}
+
 func sigmoid64AVX(dst, x *float64, n int) {
 	panic("tensor: sigmoid64AVX without AVX2")
 }

@@ -176,3 +176,117 @@ g1store:
 gdone:
 	VZEROUPPER
 	RET
+
+// PF_LINKS4 is how many links ahead gatherDotLinks4AVX prefetches a link's
+// four rows.
+#define PF_LINKS4 4
+
+// func gatherDotLinks4AVX(dst, q, h *float32, stride int, child *int32, links, blocks int, acc bool, mask *int32, ahead int)
+//
+// gatherDotAVX for the four rows child[e]·4 + r (r = 0 … 3) of each of the
+// links e, in that order: dst[4e + r] (+)= q·h[child[e]·4 + r]. A link's
+// four rows are one group of gatherDotAVX's four-row loop, so every dot sees
+// the same operations in the same order: the same bits, from one index entry
+// per link instead of four. links ≥ 1; child[0:ahead] (ahead ≥ links) may
+// be read: the rows of the links after those dotted are prefetched.
+//
+// Registers as gatherDotAVX's, with R9 the child indices and CX the links
+// left.
+TEXT ·gatherDotLinks4AVX(SB), NOSPLIT, $0-80
+	MOVQ dst+0(FP), DI
+	MOVQ q+8(FP), SI
+	MOVQ h+16(FP), DX
+	MOVQ stride+24(FP), R8
+	SHLQ $2, R8
+	MOVQ child+32(FP), R9
+	MOVQ links+40(FP), CX
+	MOVQ blocks+48(FP), R10
+	SHLQ $5, R10
+	MOVQ ahead+72(FP), R15
+	LEAQ (R9)(R15*4), R15 // the end of the readable child indices
+	LEAQ -4(R10), R14 // the last byte of the full blocks, or of the tail:
+	MOVQ mask+64(FP), BX
+	TESTQ BX, BX
+	JZ l4loop
+	ADDQ $32, R14
+	VMOVDQU (BX), Y15
+	VMASKMOVPS (SI)(R10*1), Y15, Y14 // the tail of q
+
+l4loop:
+	LEAQ (4*PF_LINKS4)(R9), AX
+	CMPQ AX, R15
+	JGE l4rows
+	MOVLQSX (4*PF_LINKS4)(R9), AX
+	IMULQ R8, AX
+	SHLQ $2, AX
+	ADDQ DX, AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 (AX)(R8*1)
+	PREFETCHT0 (AX)(R8*2)
+	LEAQ (AX)(R8*2), AX
+	PREFETCHT0 (AX)(R8*1)
+	LEAQ (AX)(R8*1), AX
+	PREFETCHT0 (AX)(R14*1) // the last byte read of the fourth row
+
+l4rows:
+	MOVLQSX (R9), AX
+	IMULQ R8, AX
+	SHLQ $2, AX
+	ADDQ DX, AX
+	LEAQ (AX)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ BX, BX
+	CMPQ BX, R10
+	JEQ l4tail
+
+l4block:
+	VMOVUPS (SI)(BX*1), Y8
+	VFMADD231PS (AX)(BX*1), Y8, Y0
+	VFMADD231PS (R11)(BX*1), Y8, Y1
+	VFMADD231PS (R12)(BX*1), Y8, Y2
+	VFMADD231PS (R13)(BX*1), Y8, Y3
+	ADDQ $32, BX
+	CMPQ BX, R10
+	JNE l4block
+
+l4tail:
+	CMPQ mask+64(FP), $0
+	JEQ l4sum
+	VMASKMOVPS (AX)(BX*1), Y15, Y4
+	VMASKMOVPS (R11)(BX*1), Y15, Y5
+	VMASKMOVPS (R12)(BX*1), Y15, Y6
+	VMASKMOVPS (R13)(BX*1), Y15, Y7
+	VFMADD231PS Y14, Y4, Y0
+	VFMADD231PS Y14, Y5, Y1
+	VFMADD231PS Y14, Y6, Y2
+	VFMADD231PS Y14, Y7, Y3
+
+l4sum:
+	VEXTRACTF128 $1, Y0, X4
+	VEXTRACTF128 $1, Y1, X5
+	VEXTRACTF128 $1, Y2, X6
+	VEXTRACTF128 $1, Y3, X7
+	VADDPS X4, X0, X0
+	VADDPS X5, X1, X1
+	VADDPS X6, X2, X2
+	VADDPS X7, X3, X3
+	VHADDPS X1, X0, X0
+	VHADDPS X3, X2, X2
+	VHADDPS X2, X0, X0 // the four dots
+	CMPB acc+56(FP), $0
+	JEQ l4store
+	VADDPS (DI), X0, X0
+
+l4store:
+	VMOVUPS X0, (DI)
+	ADDQ $16, DI
+	ADDQ $4, R9
+	DECQ CX
+	JNZ l4loop
+	VZEROUPPER
+	RET

@@ -163,6 +163,7 @@ const (
 	kGemmRows
 	kGemmTZ
 	kAggregateRows
+	kAggregateLinks
 	kSpmmtParts
 	kSumParts
 	kGatherRows
@@ -196,6 +197,8 @@ func (k *kernel[T]) Range(lo, hi int) {
 		gemmTZ(k, lo, hi)
 	case kAggregateRows:
 		aggregateRows(k, lo, hi)
+	case kAggregateLinks:
+		aggregateLinks4(k, lo, hi)
 	case kSpmmtParts:
 		spmmtParts(k, lo, hi)
 	case kSumParts:
