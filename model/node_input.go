@@ -146,7 +146,7 @@ func (in *nodeInput) prepare(model string, shape Shape, g *data.Graph, x data.Fe
 		in.x.Reset(tensor.CSRFromDense(feats.Dense))
 	}
 	in.operator(&in.a, g, &in.deg)
-	in.adj.Reset(&in.a)
+	in.adj.ResetFixed(&in.a) // fixed per graph: Â of an undirected graph is its own transpose
 	if in.links {
 		capsule.NodeLinksInto(&in.lk, g.N, g.Ptr, g.Src)
 	}

@@ -350,6 +350,44 @@ func testSparse[T Float](t *testing.T) {
 	}
 }
 
+// ResetFixed keeps no transpose for an operator equal to its own (the
+// backward products and edge values then read the operator itself, with
+// the same results), builds one otherwise, and a later Reset does not write
+// into the previous operator.
+func TestAdjacencyResetFixed(t *testing.T) {
+	sym := CSRFromDense(FromRows([][]float64{{1, 2, 0}, {2, 0, 3}, {0, 3, 4}}))
+	asym := CSRFromDense(FromRows([][]float64{{1, 2, 0}, {5, 0, 3}, {0, 3, 4}}))
+	var plain, fixed Adjacency[float64]
+	plain.Reset(sym)
+	fixed.ResetFixed(sym)
+	if fixed.AT != sym {
+		t.Fatal("a symmetric operator kept a transpose")
+	}
+	w := []float64{1, 2, 3, 4, 5, 6}
+	want, got := make([]float64, len(w)), make([]float64, len(w))
+	plain.TransposeEdgeValues(want, w)
+	fixed.TransposeEdgeValues(got, w)
+	closeSlices(t, "symmetric edge values", got, want)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("SyncValues on the fixed symmetric operator did not panic")
+			}
+		}()
+		fixed.SyncValues()
+	}()
+	var like Adjacency[float64]
+	like.ResetLike(CSRFromDense(FromRows([][]float64{{7, 8, 0}, {9, 0, 1}, {0, 2, 3}})), &fixed)
+	closeSlices(t, "ResetLike of a fixed operator", like.AT.ToDense().Data, transposeDense(like.A.ToDense()).Data)
+	before := append([]float64(nil), sym.Data...)
+	fixed.ResetFixed(asym)
+	if fixed.AT == asym {
+		t.Fatal("an asymmetric operator is its own transpose")
+	}
+	closeSlices(t, "asymmetric transpose", fixed.AT.ToDense().Data, transposeDense(asym.ToDense()).Data)
+	closeSlices(t, "the previous operator", sym.Data, before)
+}
+
 // ResetLike rejects an operator whose shape or number of entries differ.
 func TestAdjacencyResetLikeRejectsOtherStructure(t *testing.T) {
 	a := CSRFromDense(FromRows([][]float64{{1, 0, 2}, {0, 3, 0}}))

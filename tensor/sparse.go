@@ -2,8 +2,10 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/gonum"
 )
@@ -522,28 +524,57 @@ func NewAdjacency[T Float](a *CSR[T]) *Adjacency[T] {
 // Reset pairs g with a (shared, not copied), rebuilding the transpose into
 // g's storage; a zero Adjacency is ready for Reset.
 func (g *Adjacency[T]) Reset(a *CSR[T]) {
-	g.A = a
-	if g.AT == nil {
+	if g.AT == nil || g.AT == g.A { // none yet, or the operator itself (ResetFixed)
 		g.AT = &CSR[T]{}
 	}
+	g.A = a
 	a.TransposeInto(g.AT, &g.perm)
 }
+
+// ResetFixed is Reset for an operator whose values do not change while g
+// uses it (no SyncValues). When a equals its transpose exactly, as an
+// undirected graph's GCN operator Â does (every row sorted, Â[u][v] and
+// Â[v][u] the same bits), AT is a itself and no transpose is kept: the
+// backward passes read the same numbers from half the memory. Otherwise
+// it is Reset.
+func (g *Adjacency[T]) ResetFixed(a *CSR[T]) {
+	g.Reset(a)
+	t := g.AT
+	if t.Rows != a.Rows || !slices.Equal(t.Indptr, a.Indptr[:a.Rows+1]) || !slices.Equal(t.Indices, a.Indices[:len(t.Indices)]) {
+		return
+	}
+	for q, v := range t.Data {
+		if math.Float64bits(float64(v)) != math.Float64bits(float64(a.Data[q])) {
+			return
+		}
+	}
+	g.AT, g.perm = a, nil
+}
+
+// symmetric reports whether g's transpose is its operator itself
+// (ResetFixed).
+func (g *Adjacency[T]) symmetric() bool { return g.AT == g.A && g.perm == nil }
 
 // ResetLike pairs g with a, whose structure (shape, Indptr and Indices)
 // is like's operator's, and fills g's transpose with a's values: the
 // transpose's structure and permutation are like's, shared rather than
-// rebuilt, and only its values are g's own. like must not be Reset while g
+// rebuilt, and only its values are g's own (an operator that is its own
+// transpose, ResetFixed, has none to share: then it is Reset). like must not be Reset while g
 // uses them. It panics if a's shape or number of entries differ from
 // like's.
 func (g *Adjacency[T]) ResetLike(a *CSR[T], like *Adjacency[T]) {
+	if like.symmetric() { // no transpose of its own to share (ResetFixed)
+		g.Reset(a)
+		return
+	}
 	l := like.A
 	if a.Rows != l.Rows || a.Cols != l.Cols || len(a.Data) != len(like.perm) || len(a.Indices) != len(l.Indices) {
 		panic(fmt.Sprintf("tensor: Adjacency.ResetLike: %d×%d with %d entries, like %d×%d with %d", a.Rows, a.Cols, len(a.Data), l.Rows, l.Cols, len(like.perm)))
 	}
-	g.A = a
-	if g.AT == nil {
+	if g.AT == nil || g.AT == g.A {
 		g.AT = &CSR[T]{}
 	}
+	g.A = a
 	t := like.AT
 	data := g.AT.Data
 	if cap(data) < len(t.Data) {
@@ -556,18 +587,47 @@ func (g *Adjacency[T]) ResetLike(a *CSR[T], like *Adjacency[T]) {
 
 // SyncValues copies A's current values into AT, after the caller changed
 // A.Data in place (same structure).
-func (g *Adjacency[T]) SyncValues() { TransposeValues(g.AT, g.A, g.perm) }
+// It panics on an operator that is its own transpose (ResetFixed), whose
+// values must not change.
+func (g *Adjacency[T]) SyncValues() {
+	if g.symmetric() {
+		panic("tensor: Adjacency.SyncValues on a fixed operator that is its own transpose")
+	}
+	TransposeValues(g.AT, g.A, g.perm)
+}
 
 // TransposeEdgeValues permutes per-arc values of A (len A.NNZ(), in A's
 // storage order) into AT's storage order: dst[q] = w[perm[q]]. It is how a
 // backward pass scatters through per-step edge weights (attention) with a
 // row-parallel kernel over AT.
 func (g *Adjacency[T]) TransposeEdgeValues(dst, w []T) {
+	if g.symmetric() {
+		transposeSymmetricEdges(dst, w, g.A)
+		return
+	}
 	if len(dst) != len(g.perm) || len(w) != len(g.perm) {
 		panic(fmt.Sprintf("tensor: TransposeEdgeValues: %d arcs, dst %d, w %d", len(g.perm), len(dst), len(w)))
 	}
 	for q, p := range g.perm {
 		dst[q] = w[p]
+	}
+}
+
+// transposeSymmetricEdges is TransposeEdgeValues for an operator a that is
+// its own transpose: entry (v, u) of the transpose is a's entry (u, v),
+// found in a's sorted row u.
+func transposeSymmetricEdges[T Float](dst, w []T, a *CSR[T]) {
+	nnz := a.NNZ()
+	if len(dst) != nnz || len(w) != nnz {
+		panic(fmt.Sprintf("tensor: TransposeEdgeValues: %d arcs, dst %d, w %d", nnz, len(dst), len(w)))
+	}
+	for v := 0; v < a.Rows; v++ {
+		for q := a.Indptr[v]; q < a.Indptr[v+1]; q++ {
+			u := a.Indices[q]
+			row := a.Indices[a.Indptr[u]:a.Indptr[u+1]]
+			p, _ := slices.BinarySearch(row, int32(v))
+			dst[q] = w[int(a.Indptr[u])+p]
+		}
 	}
 }
 
