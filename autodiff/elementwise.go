@@ -337,11 +337,18 @@ func (p *binaryOp[T]) reduceBroadcast(acc []float64, isA bool, od []T, vRS, vCS,
 // with the vector kernels, and the block sums in float64, so the rounding
 // error stays that of a rowBlock-term sum.
 func (p *binaryOp[T]) sumRowBlocks(acc []float64, g []T, R, C int) {
+	p.part = sumRowBlocks(p.part, acc, g, R, C)
+}
+
+// sumRowBlocks adds the column sums of the R×C matrix g to acc: blocks of
+// 32 rows summed in T into part (grown to C values and returned), each
+// block's sums then added to acc in float64.
+func sumRowBlocks[T Float](part []T, acc []float64, g []T, R, C int) []T {
 	const rowBlock = 32
-	if cap(p.part) < C {
-		p.part = make([]T, C)
+	if cap(part) < C {
+		part = make([]T, C)
 	}
-	part := p.part[:C]
+	part = part[:C]
 	for r0 := 0; r0 < R; r0 += rowBlock {
 		copy(part, g[r0*C:(r0+1)*C])
 		for i := r0 + 1; i < min(r0+rowBlock, R); i++ {
@@ -351,6 +358,7 @@ func (p *binaryOp[T]) sumRowBlocks(acc []float64, g []T, R, C int) {
 			acc[j] += float64(x)
 		}
 	}
+	return part
 }
 
 // Backward implements Op. An operand of the output's full shape is updated

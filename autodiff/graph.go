@@ -40,6 +40,68 @@ func GraphAggregate[T Float](t *Tape[T], adj *tensor.Adjacency[T], h *Var[T]) *V
 	return out
 }
 
+// graphAggBiasOp is the record of out = A·h + b (b a 1×C row).
+type graphAggBiasOp[T Float] struct {
+	adj       *tensor.Adjacency[T]
+	h, b, out *Var[T]
+	part      []T       // the bias gradient's partial column sums
+	acc       []float64 // and their float64 totals
+	fwd       func(lo, hi int)
+}
+
+// addBias adds b to rows [lo, hi) of the output, as Add does.
+func (p *graphAggBiasOp[T]) addBias(lo, hi int) {
+	C := p.out.Value.Cols
+	bias := p.b.Value.Data
+	for i := lo; i < hi; i++ {
+		row := p.out.Value.Data[i*C : (i+1)*C]
+		tensor.VecAdd(row, row, bias)
+	}
+}
+
+// Backward implements Op: ∂b += the column sums of ∂out, then ∂h +=
+// Aᵀ·∂out; Add's backward pass followed by GraphAggregate's, without the
+// copy of ∂out that Add hands on.
+func (p *graphAggBiasOp[T]) Backward(out *Var[T]) {
+	if p.b.requiresGrad {
+		R, C := out.Value.Rows, out.Value.Cols
+		if cap(p.acc) < C {
+			p.acc = make([]float64, C)
+		}
+		acc := p.acc[:C]
+		clear(acc)
+		p.part = sumRowBlocks(p.part, acc, out.Grad.Data, R, C)
+		for k, x := range acc {
+			p.b.Grad.Data[k] += T(x)
+		}
+	}
+	if p.h.requiresGrad {
+		tensor.SpMM(&p.h.Grad, p.adj.AT, &out.Grad, true)
+	}
+}
+
+// GraphAggregateBias records out = A·h + b, GraphAggregate followed by Add
+// of the 1×C row b to every row (a GCN layer's propagation and bias), in
+// one op: the same values and gradients, bit for bit, without keeping A·h.
+// It panics on shape mismatches.
+func GraphAggregateBias[T Float](t *Tape[T], adj *tensor.Adjacency[T], h, b *Var[T]) *Var[T] {
+	a := adj.A
+	C := h.Value.Cols
+	if a.Cols != h.Value.Rows || b.Value.Rows != 1 || b.Value.Cols != C {
+		panic(fmt.Sprintf("autodiff: GraphAggregateBias of a %d×%d operator with %d×%d features and a %d×%d bias",
+			a.Rows, a.Cols, h.Value.Rows, C, b.Value.Rows, b.Value.Cols))
+	}
+	out := t.Node(a.Rows, C, h, b)
+	tensor.SpMM(&out.Value, a, &h.Value, false)
+	p := OpOf[graphAggBiasOp[T]](out)
+	if p.fwd == nil {
+		p.fwd = p.addBias
+	}
+	p.adj, p.h, p.b, p.out = adj, h, b, out
+	tensor.ParallelFor(a.Rows, C, p.fwd)
+	return out
+}
+
 // gatherRowsOp is the record of out[i] = h[idx[i]].
 type gatherRowsOp[T Float] struct {
 	h   *Var[T]

@@ -33,6 +33,15 @@ func mgGraphCases[T Float]() []mgCase[T] {
 		}},
 		{"aggregate_200", [][2]int{{200, 16}}, func(tp *Tape[T], in []*Var[T]) *Var[T] { return GraphAggregate(tp, big, in[0]) }},
 		{"aggregate_empty", [][2]int{{0, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] { return GraphAggregate(tp, none, in[0]) }},
+		{"aggregate_bias_6", [][2]int{{6, 3}, {1, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] {
+			return GraphAggregateBias(tp, adj, in[0], in[1])
+		}},
+		{"aggregate_bias_200", [][2]int{{200, 16}, {1, 16}}, func(tp *Tape[T], in []*Var[T]) *Var[T] {
+			return GraphAggregateBias(tp, big, in[0], in[1])
+		}},
+		{"aggregate_bias_empty", [][2]int{{0, 3}, {1, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] {
+			return GraphAggregateBias(tp, none, in[0], in[1])
+		}},
 		{"gather_dups", [][2]int{{6, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] { return GatherRows(tp, in[0], idx) }},
 		{"gather_none", [][2]int{{6, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] { return GatherRows(tp, in[0], nil) }},
 		{"gather_big", [][2]int{{200, 16}}, func(tp *Tape[T], in []*Var[T]) *Var[T] { return GatherRows(tp, in[0], bigIdx) }},
@@ -251,4 +260,56 @@ func BenchmarkGCNStepCora(b *testing.B) {
 			}
 		})
 	}
+}
+
+// GraphAggregateBias gives GraphAggregate followed by Add's values and
+// gradients bit for bit (enough rows for several of the bias gradient's
+// row blocks and parallel chunks), and rejects a bias of the wrong shape.
+func TestGraphAggregateBiasMatchesChain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	a := mgCSR[float32](9, 300, 300, 0.02)
+	adj := tensor.NewAdjacency(a)
+	h := NewVar(tensor.NewDense[float32](300, 24), true)
+	b := NewVar(tensor.NewDense[float32](1, 24), true)
+	for i := range h.Value.Data {
+		h.Value.Data[i] = rng.Float32()*2 - 1
+	}
+	for i := range b.Value.Data {
+		b.Value.Data[i] = rng.Float32()*2 - 1
+	}
+	up := tensor.NewDense[float32](300, 24)
+	for i := range up.Data {
+		up.Data[i] = rng.Float32()*2 - 1
+	}
+	run := func(fused bool) (out, gh, gb []float32) {
+		h.Grad.Zero()
+		b.Grad.Zero()
+		var tp Tape[float32]
+		var y *Var[float32]
+		if fused {
+			y = GraphAggregateBias(&tp, adj, h, b)
+		} else {
+			y = Add(&tp, GraphAggregate(&tp, adj, h), b)
+		}
+		if err := tp.BackwardSeeded(y, up); err != nil {
+			t.Fatal(err)
+		}
+		return append([]float32(nil), y.Value.Data...), append([]float32(nil), h.Grad.Data...), append([]float32(nil), b.Grad.Data...)
+	}
+	y0, gh0, gb0 := run(false)
+	y1, gh1, gb1 := run(true)
+	for name, pair := range map[string][2][]float32{"output": {y0, y1}, "∂h": {gh0, gh1}, "∂b": {gb0, gb1}} {
+		for i := range pair[0] {
+			if math.Float32bits(pair[0][i]) != math.Float32bits(pair[1][i]) {
+				t.Fatalf("%s %d = %v, the chain gives %v", name, i, pair[1][i], pair[0][i])
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a 2×24 bias did not panic")
+		}
+	}()
+	var tp Tape[float32]
+	GraphAggregateBias(&tp, adj, h, NewVar(tensor.NewDense[float32](2, 24), true))
 }

@@ -131,7 +131,7 @@ func (c *GCNConv[T]) ForwardSparse(t *autodiff.Tape[T], adj *tensor.Adjacency[T]
 }
 
 func (c *GCNConv[T]) propagate(t *autodiff.Tape[T], adj *tensor.Adjacency[T], h *autodiff.Var[T]) *autodiff.Var[T] {
-	return autodiff.Add(t, autodiff.GraphAggregate(t, adj, h), c.B)
+	return autodiff.GraphAggregateBias(t, adj, h, c.B)
 }
 
 // Params lists the layer's parameters.
