@@ -64,19 +64,25 @@ func (p *graphAggBiasOp[T]) addBias(lo, hi int) {
 // copy of ∂out that Add hands on.
 func (p *graphAggBiasOp[T]) Backward(out *Var[T]) {
 	if p.b.requiresGrad {
-		R, C := out.Value.Rows, out.Value.Cols
-		if cap(p.acc) < C {
-			p.acc = make([]float64, C)
-		}
-		acc := p.acc[:C]
-		clear(acc)
-		p.part = sumRowBlocks(p.part, acc, out.Grad.Data, R, C)
-		for k, x := range acc {
-			p.b.Grad.Data[k] += T(x)
-		}
+		p.biasGrad(out)
 	}
 	if p.h.requiresGrad {
 		tensor.SpMM(&p.h.Grad, p.adj.AT, &out.Grad, true)
+	}
+}
+
+// biasGrad adds the column sums of ∂out to ∂b, as Add's backward pass does
+// for a bias row.
+func (p *graphAggBiasOp[T]) biasGrad(out *Var[T]) {
+	R, C := out.Value.Rows, out.Value.Cols
+	if cap(p.acc) < C {
+		p.acc = make([]float64, C)
+	}
+	acc := p.acc[:C]
+	clear(acc)
+	p.part = sumRowBlocks(p.part, acc, out.Grad.Data, R, C)
+	for k, x := range acc {
+		p.b.Grad.Data[k] += T(x)
 	}
 }
 
@@ -98,6 +104,60 @@ func GraphAggregateBias[T Float](t *Tape[T], adj *tensor.Adjacency[T], h, b *Var
 		p.fwd = p.addBias
 	}
 	p.adj, p.h, p.b, p.out = adj, h, b, out
+	tensor.ParallelFor(a.Rows, C, p.fwd)
+	return out
+}
+
+// graphConvSparseOp is the record of out = A·(x·w) + b for constant
+// sparse x (see GraphConvSparse).
+type graphConvSparseOp[T Float] struct {
+	graphAggBiasOp[T]
+	x    *tensor.Adjacency[T]
+	w    *Var[T]
+	tape *Tape[T]
+	xw   tensor.Dense[T] // x·w or its gradient, over the tape's scratch within a call
+}
+
+// Backward implements Op: GraphAggregateBias's backward pass, with the
+// gradient of x·w in the tape's scratch, then SpMMTransposed's: ∂w +=
+// xᵀ·∂(x·w).
+func (p *graphConvSparseOp[T]) Backward(out *Var[T]) {
+	if p.b.requiresGrad {
+		p.biasGrad(out)
+	}
+	if p.w.requiresGrad {
+		C := out.Value.Cols
+		p.xw = tensor.Dense[T]{Rows: p.adj.A.Cols, Cols: C, Data: p.tape.Scratch(0, p.adj.A.Cols*C)}
+		clear(p.xw.Data) // a zero gradient buffer, as the pool hands x·w
+		tensor.SpMM(&p.xw, p.adj.AT, &out.Grad, true)
+		tensor.SpMM(&p.w.Grad, p.x.AT, &p.xw, true)
+		p.xw.Data = nil
+	}
+}
+
+// GraphConvSparse records out = A·(x·w) + b, a graph convolution of
+// constant sparse features x (kept with their transpose, as
+// SpMMTransposed takes them) with weights w and a bias row b: the same
+// values and gradients as SpMMTransposed then GraphAggregateBias, bit for
+// bit, but x·w lives only in the tape's scratch, within each call, instead
+// of on the tape. It panics on shape mismatches.
+func GraphConvSparse[T Float](t *Tape[T], adj, x *tensor.Adjacency[T], w, b *Var[T]) *Var[T] {
+	a, xa := adj.A, x.A
+	C := w.Value.Cols
+	if xa.Cols != w.Value.Rows || a.Cols != xa.Rows || b.Value.Rows != 1 || b.Value.Cols != C {
+		panic(fmt.Sprintf("autodiff: GraphConvSparse of a %d×%d operator, %d×%d sparse features, %d×%d weights and a %d×%d bias",
+			a.Rows, a.Cols, xa.Rows, xa.Cols, w.Value.Rows, C, b.Value.Rows, b.Value.Cols))
+	}
+	out := t.Node(a.Rows, C, w, b)
+	p := OpOf[graphConvSparseOp[T]](out)
+	p.xw = tensor.Dense[T]{Rows: xa.Rows, Cols: C, Data: t.Scratch(0, xa.Rows*C)}
+	tensor.SpMM(&p.xw, xa, &w.Value, false)
+	tensor.SpMM(&out.Value, a, &p.xw, false)
+	p.xw.Data = nil
+	if p.fwd == nil {
+		p.fwd = p.addBias
+	}
+	p.adj, p.b, p.out, p.x, p.w, p.tape = adj, b, out, x, w, t
 	tensor.ParallelFor(a.Rows, C, p.fwd)
 	return out
 }

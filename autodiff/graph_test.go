@@ -18,6 +18,8 @@ func mgGraphCases[T Float]() []mgCase[T] {
 	bigA := mgCSR[T](7, 200, 200, 0.03)
 	big := tensor.NewAdjacency(bigA)
 	none := tensor.NewAdjacency(&tensor.CSR[T]{Rows: 0, Cols: 0, Indptr: []int32{0}})
+	feats := tensor.NewAdjacency(mgCSR[T](11, 6, 5, 0.5))       // 6 nodes, 5 sparse features
+	bigFeats := tensor.NewAdjacency(mgCSR[T](12, 200, 40, 0.1)) // 200 nodes, 40 features
 	seg := mgSegPtr(2, 0, 3, 1, 0, 4, 0)
 	idx := []int32{3, 0, 3, 3, 5, 1, 0, 0, 2, 3}
 	lens := make([]int, 200)
@@ -41,6 +43,12 @@ func mgGraphCases[T Float]() []mgCase[T] {
 		}},
 		{"aggregate_bias_empty", [][2]int{{0, 3}, {1, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] {
 			return GraphAggregateBias(tp, none, in[0], in[1])
+		}},
+		{"conv_sparse_6", [][2]int{{5, 3}, {1, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] {
+			return GraphConvSparse(tp, adj, feats, in[0], in[1])
+		}},
+		{"conv_sparse_200", [][2]int{{40, 8}, {1, 8}}, func(tp *Tape[T], in []*Var[T]) *Var[T] {
+			return GraphConvSparse(tp, big, bigFeats, in[0], in[1])
 		}},
 		{"gather_dups", [][2]int{{6, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] { return GatherRows(tp, in[0], idx) }},
 		{"gather_none", [][2]int{{6, 3}}, func(tp *Tape[T], in []*Var[T]) *Var[T] { return GatherRows(tp, in[0], nil) }},
@@ -312,4 +320,51 @@ func TestGraphAggregateBiasMatchesChain(t *testing.T) {
 	}()
 	var tp Tape[float32]
 	GraphAggregateBias(&tp, adj, h, NewVar(tensor.NewDense[float32](2, 24), true))
+}
+
+// GraphConvSparse gives SpMMTransposed then GraphAggregateBias's values
+// and gradients bit for bit, across two passes on one tape (its x·w lives
+// in the tape's scratch).
+func TestGraphConvSparseMatchesChain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	adj := tensor.NewAdjacency(mgCSR[float32](9, 300, 300, 0.02))
+	x := tensor.NewAdjacency(mgCSR[float32](10, 300, 50, 0.1))
+	w := NewVar(tensor.NewDense[float32](50, 24), true)
+	b := NewVar(tensor.NewDense[float32](1, 24), true)
+	for _, v := range []*Var[float32]{w, b} {
+		for i := range v.Value.Data {
+			v.Value.Data[i] = rng.Float32()*2 - 1
+		}
+	}
+	up := tensor.NewDense[float32](300, 24)
+	for i := range up.Data {
+		up.Data[i] = rng.Float32()*2 - 1
+	}
+	var tp Tape[float32]
+	run := func(fused bool) (out, gw, gb []float32) {
+		w.Grad.Zero()
+		b.Grad.Zero()
+		tp.Reset()
+		var y *Var[float32]
+		if fused {
+			y = GraphConvSparse(&tp, adj, x, w, b)
+		} else {
+			y = GraphAggregateBias(&tp, adj, SpMMTransposed(&tp, x, w), b)
+		}
+		if err := tp.BackwardSeeded(y, up); err != nil {
+			t.Fatal(err)
+		}
+		return append([]float32(nil), y.Value.Data...), append([]float32(nil), w.Grad.Data...), append([]float32(nil), b.Grad.Data...)
+	}
+	y0, gw0, gb0 := run(false)
+	for range 2 {
+		y1, gw1, gb1 := run(true)
+		for name, pair := range map[string][2][]float32{"output": {y0, y1}, "∂w": {gw0, gw1}, "∂b": {gb0, gb1}} {
+			for i := range pair[0] {
+				if math.Float32bits(pair[0][i]) != math.Float32bits(pair[1][i]) {
+					t.Fatalf("%s %d = %v, the chain gives %v", name, i, pair[1][i], pair[0][i])
+				}
+			}
+		}
+	}
 }

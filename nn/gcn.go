@@ -127,7 +127,7 @@ func (c *GCNConv[T]) Forward(t *autodiff.Tape[T], adj *tensor.Adjacency[T], x *a
 // with their transpose (see SparseInput) so the backward pass is a
 // row-parallel SpMM.
 func (c *GCNConv[T]) ForwardSparse(t *autodiff.Tape[T], adj *tensor.Adjacency[T], x *tensor.Adjacency[T]) *autodiff.Var[T] {
-	return c.propagate(t, adj, autodiff.SpMMTransposed(t, x, c.W))
+	return autodiff.GraphConvSparse(t, adj, x, c.W, c.B)
 }
 
 func (c *GCNConv[T]) propagate(t *autodiff.Tape[T], adj *tensor.Adjacency[T], h *autodiff.Var[T]) *autodiff.Var[T] {
