@@ -8,6 +8,7 @@ import (
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/nn"
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // RoutingKind selects the routing algorithm of a capsule layer.
@@ -447,7 +448,13 @@ func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, p1, xi *autodi
 	// the previous iteration. In the first iteration z = 0 (v^prev = o), so
 	// κ̂ = 0, h = 0 and R = 0 exactly, and the gates depend on the child
 	// only: firstGates computes them per child.
-	b := constant[T](t, E, 1, 0)
+	// The first iteration's b = 0 is a vector of zeros only where an op
+	// reads it as one; the fused ACR ops with coupling over children take
+	// nil for it (uniformCoupling, linkAgree).
+	var b *autodiff.Var[T]
+	if !acr || r.composed || cfg.Coupling != CouplingOverChildren {
+		b = constant[T](t, E, 1, 0)
+	}
 	var z, h, act *autodiff.Var[T]
 	for it := 0; it < cfg.Iters; it++ {
 		c := r.coupling(t, ix, b)
@@ -520,8 +527,12 @@ func (r *Routing[T]) predictComposed(t *autodiff.Tape[T], a *autodiff.Var[T], be
 }
 
 // coupling returns c = softmax(b) over each parent's children, or over each
-// child's parents (through the child-major permutation of the links).
+// child's parents (through the child-major permutation of the links). b
+// nil stands for b = 0 (coupling over children only).
 func (r *Routing[T]) coupling(t *autodiff.Tape[T], ix *linkIndex, b *autodiff.Var[T]) *autodiff.Var[T] {
+	if b == nil {
+		return uniformCoupling(t, ix)
+	}
 	if r.Cfg.Coupling == CouplingOverChildren {
 		return autodiff.SegmentSoftmax(t, b, ix.links.Ptr)
 	}
@@ -529,6 +540,19 @@ func (r *Routing[T]) coupling(t *autodiff.Tape[T], ix *linkIndex, b *autodiff.Va
 	bc := autodiff.GatherRows(t, b, link) // capsule-major order
 	cc := autodiff.SegmentSoftmax(t, bc, ptr)
 	return autodiff.GatherRows(t, cc, inv) // back to parent-major order
+}
+
+// uniformCoupling records the coupling of the first iteration, b = 0, over
+// each parent's children: the softmax of zeros, which is 1/n_j as
+// SegmentSoftmax rounds it (it is computed by that kernel, in place), with
+// no vector of zero logits on the tape. It is a constant: no gradient
+// flows from it.
+func uniformCoupling[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex) *autodiff.Var[T] {
+	l := ix.links
+	c := t.Node(l.NumLinks(), 1)
+	clear(c.Value.Data)
+	tensor.SegmentSoftmax(c.Value.Data, c.Value.Data, l.Ptr[:l.Parents+1])
+	return c
 }
 
 // firstGates returns the gates γ (E×K) of the first iteration, where

@@ -437,21 +437,39 @@ type linkAgreeOp[T autodiff.Float] struct {
 // gradients are those of the three ops, bit for bit: each product is
 // rounded to T, the row sum is taken in float64 and rounded to T, then
 // added to b. K is at most maxGateK.
+//
+// b nil stands for b = 0 (the first iteration's logits), without a vector
+// of zeros: the result is then 0 + Σ_k γ_ek·h_ek as the addition rounds it
+// (−0 becomes +0).
 func linkAgree[T autodiff.Float](t *autodiff.Tape[T], b, gamma, h *autodiff.Var[T]) *autodiff.Var[T] {
 	E, k := gamma.Value.Rows, gamma.Value.Cols
-	checkRows("linkAgree", "b", b, E, 1)
+	if b != nil {
+		checkRows("linkAgree", "b", b, E, 1)
+	}
 	checkRows("linkAgree", "h", h, E, k)
 	out := t.Node(E, 1, b, gamma, h)
 	p := autodiff.OpOf[linkAgreeOp[T]](out)
 	p.b, p.gamma, p.h, p.out = b, gamma, h, out
-	bv, gv, hv, o := b.Value.Data, gamma.Value.Data, h.Value.Data, out.Value.Data
+	gv, hv, o := gamma.Value.Data, h.Value.Data, out.Value.Data
+	var bv []T
+	if b != nil {
+		bv = b.Value.Data[:len(o)]
+	}
 	for e := range o {
 		g, hh := gv[e*k:(e+1)*k], hv[e*k:(e+1)*k]
 		s := 0.0
 		for q, x := range g {
 			s += float64(x * hh[q])
 		}
-		o[e] = bv[e] + T(s)
+		if bv != nil {
+			o[e] = bv[e] + T(s)
+			continue
+		}
+		v := T(s)
+		if v == 0 {
+			v = 0 // 0 + (−0) is +0
+		}
+		o[e] = v
 	}
 	return out
 }
@@ -463,7 +481,7 @@ func linkAgree[T autodiff.Float](t *autodiff.Tape[T], b, gamma, h *autodiff.Var[
 func (p *linkAgreeOp[T]) Backward(out *autodiff.Var[T]) {
 	g := out.Grad.Data
 	k := p.gamma.Value.Cols
-	if p.b.RequiresGrad() {
+	if p.b != nil && p.b.RequiresGrad() {
 		tensor.VecAdd(p.b.Grad.Data, p.b.Grad.Data, g)
 	}
 	gv, hv := p.gamma.Value.Data, p.h.Value.Data
