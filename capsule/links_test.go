@@ -142,3 +142,28 @@ func TestCapsuleGroupingInverse(t *testing.T) {
 		}
 	}
 }
+
+// On symmetric links the child grouping's parents are the links' own Child
+// array; on others the index keeps its own, and each is right.
+func TestChildParentsOfSymmetricLinks(t *testing.T) {
+	// A path 0-1-2 with self-loops (symmetric), and a directed triangle.
+	sym := NodeLinks(3, []int32{0, 1, 3, 4}, []int32{1, 0, 2, 1})
+	dir := &Links{Parents: 3, Children: 3, Ptr: []int32{0, 1, 2, 3}, Child: []int32{1, 2, 0}}
+	for name, tc := range map[string]struct {
+		l      *Links
+		shared bool
+	}{"symmetric": {sym, true}, "directed": {dir, false}} {
+		x, err := newLinkIndex(tc.l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if shared := &x.childParent[0] == &tc.l.Child[0]; shared != tc.shared {
+			t.Errorf("%s: child grouping's parents shared with the links: %v, want %v", name, shared, tc.shared)
+		}
+		for q, e := range x.childLink {
+			if x.childParent[q] != x.parent[e] {
+				t.Errorf("%s: grouped link %d (link %d) has parent %d, want %d", name, q, e, x.childParent[q], x.parent[e])
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package capsule
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -25,8 +26,12 @@ type linkIndex struct {
 	// pairMu; invSet is false until then.
 	inv    []int32
 	invSet bool
-	// childParent[q] is the parent of link childLink[q].
-	childParent []int32
+	// childParent[q] is the parent of link childLink[q]. On symmetric links
+	// (children and parents the same nodes, child i's parents in increasing
+	// order being Child[Ptr[i]:Ptr[i+1]], as on an undirected graph's node
+	// links) it is links.Child itself; otherwise ownParent, the index's own
+	// storage.
+	childParent, ownParent []int32
 	// capPtr, capLink and capInv group the links as childPtr, childLink
 	// and inv do, but by capsule, for Links.Copies > 1: the copies c·n + i
 	// of capsule i form one group. CouplingOverParents normalises over
@@ -226,12 +231,34 @@ func (x *linkIndex) build(l *Links) error {
 	}
 	x.fill = grow(x.fill, l.Children)
 	x.childPtr, x.childLink = groupLinks(x.childPtr, x.childLink, x.fill, l.Child[:E], int32(l.Children))
-	x.childParent = grow(x.childParent, E)
-	for q, e := range x.childLink[:E] {
-		x.childParent[q] = x.parent[e]
+	x.childParent = x.ownParent
+	if symmetricLinks(l, x.childPtr, x.childLink[:E], x.parent) {
+		x.childParent = l.Child[:E]
+	} else {
+		x.ownParent = grow(x.ownParent, E)
+		for q, e := range x.childLink[:E] {
+			x.ownParent[q] = x.parent[e]
+		}
+		x.childParent = x.ownParent
 	}
 	x.pairs1 = pairIndex{ptr: l.Ptr[:l.Parents+1], child: l.Child[:E]}
 	return nil
+}
+
+// symmetricLinks reports whether the parents of the links grouped by child
+// (parent[link[q]], child by child) are l.Child itself: children and
+// parents are the same nodes, and child i's parents, in increasing order,
+// are parent i's children.
+func symmetricLinks(l *Links, ptr, link, parent []int32) bool {
+	if l.Parents != l.Children || !slices.Equal(ptr[:l.Children+1], l.Ptr[:l.Parents+1]) {
+		return false
+	}
+	for q, e := range link {
+		if parent[e] != l.Child[q] {
+			return false
+		}
+	}
+	return true
 }
 
 // capsules returns the links grouped by capsule: the child grouping

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/prcaps/prcaps/capsule"
@@ -28,6 +29,10 @@ type nodeInput struct {
 	x   nn.SparseInput[float32]
 	deg []float64
 	lk  capsule.Links
+	// lkShared says that lk's Ptr and Child are a's Indptr and Indices
+	// (the same self-looped structure), so that a rebuild must not write
+	// into them through lk.
+	lkShared bool
 
 	// rows holds the routing links to the parents of a set of rows only,
 	// for the last routing layer of a pass that reads only those rows
@@ -145,10 +150,19 @@ func (in *nodeInput) prepare(model string, shape Shape, g *data.Graph, x data.Fe
 	} else {
 		in.x.Reset(tensor.CSRFromDense(feats.Dense))
 	}
+	if in.lkShared { // lk's arrays are a's: let each rebuild into its own
+		in.lk.Ptr, in.lk.Child, in.lkShared = nil, nil, false
+	}
 	in.operator(&in.a, g, &in.deg)
 	in.adj.ResetFixed(&in.a) // fixed per graph: Â of an undirected graph is its own transpose
 	if in.links {
 		capsule.NodeLinksInto(&in.lk, g.N, g.Ptr, g.Src)
+		// The links are the self-looped graph, which is the structure of
+		// GCN's Â: one copy of the index arrays serves both.
+		if slices.Equal(in.lk.Ptr, in.a.Indptr) && slices.Equal(in.lk.Child, in.a.Indices) {
+			in.lk.Ptr, in.lk.Child, in.lkShared = in.a.Indptr, in.a.Indices, true
+			in.lk.Changed()
+		}
 	}
 	in.g, in.src = g, x
 	in.gen++
