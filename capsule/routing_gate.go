@@ -50,7 +50,7 @@ type gateOp[T autodiff.Float] struct {
 	out  *autodiff.Var[T]
 	n, k int
 	sig  []float64 // n×K: σ(logit), unless blocked
-	lc   []float64 // n: log(c+1e-9), from the forward pass (with R)
+	lc   []float64 // n: log(c+1e-9), from the forward pass (with R; a blocked pass computes it per block)
 	// blocked: the K = 4 assembly path forms σ per block of gateBlock
 	// rows on the stack and keeps none, recomputing it in Backward
 	// (gateKeepMax).
@@ -154,7 +154,7 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 	if !p.blocked { // a blocked pass leaves p.sig to the training passes that keep it
 		p.sig = grow(p.sig, n*K)
 	}
-	if in.alphaR != nil {
+	if in.alphaR != nil && !p.blocked { // a blocked pass computes log(c+1e-9) per block, in both directions
 		p.lc = grow(p.lc, n)
 	}
 	fwd := p.fwd
@@ -383,9 +383,14 @@ func (p *gateOp[T]) Backward(out *autodiff.Var[T]) {
 // logCoupling sets lc[e] = log(c_e + 1e-9) for links lo…hi−1, the gates'
 // routing-state input, with math.Log's bits (tensor.Log64).
 func (p *gateOp[T]) logCoupling(lo, hi int) {
-	lc := p.lc[lo:hi]
-	for e, c := range p.v.c[lo:hi] {
-		lc[e] = float64(c) + 1e-9
+	p.logCouplingInto(p.lc[lo:hi], lo)
+}
+
+// logCouplingInto sets dst[i] = log(c_{lo+i} + 1e-9), elementwise as
+// logCoupling: a blocked pass's per-block values are the same bits.
+func (p *gateOp[T]) logCouplingInto(dst []float64, lo int) {
+	for e, c := range p.v.c[lo : lo+len(dst)] {
+		dst[e] = float64(c) + 1e-9
 	}
-	tensor.Log64(lc, lc)
+	tensor.Log64(dst, dst)
 }

@@ -62,20 +62,22 @@ func (p *gateOp[T]) logits4(e int, s *[4]float64, wc *[16]float64) {
 
 func (p *gateOp[T]) forwardRows4(lo, hi int) {
 	v := &p.v
-	p.logCoupling(lo, hi)
 	var a gate4Args
-	if p.blocked { // σ per block, on the stack (gateKeepMax)
+	if p.blocked { // σ and log(c+1e-9) per block, on the stack (gateKeepMax)
 		var sig [gateBlock * 4]float64
+		var lc [gateBlock]float64
 		for b := lo; b < hi; b += gateBlock {
 			bh := min(b+gateBlock, hi)
 			p.args32(&a, b, bh)
-			a.sig = &sig[0]
+			p.logCouplingInto(lc[:bh-b], b)
+			a.sig, a.lc = &sig[0], &lc[0]
 			gate4LogitsAVX(&a)
 			tensor.Sigmoid64(sig[:(bh-b)*4], sig[:(bh-b)*4])
 			gate4NormAVX(&a)
 		}
 		return
 	}
+	p.logCoupling(lo, hi)
 	if p.args32(&a, lo, hi) {
 		gate4LogitsAVX(&a)
 		tensor.Sigmoid64(p.sig[lo*4:hi*4], p.sig[lo*4:hi*4])
@@ -97,10 +99,12 @@ func (p *gateOp[T]) backwardBlocks4(lo, hi int) {
 	gOut, gam := p.out.Grad.Data, p.out.Value.Data
 	var args gate4Args
 	var sig [gateBlock * 4]float64 // σ of a block, when blocked
+	var lc [gateBlock]float64      // and log(c+1e-9)
 	for b := lo; b < hi; b++ {
 		if p.args32(&args, b*gateBlock, min((b+1)*gateBlock, p.n)) {
 			if p.blocked { // the forward pass's σ, recomputed
-				args.sig = &sig[0]
+				p.logCouplingInto(lc[:args.n], b*gateBlock)
+				args.sig, args.lc = &sig[0], &lc[0]
 				gate4LogitsAVX(&args)
 				tensor.Sigmoid64(sig[:args.n*4], sig[:args.n*4])
 			}
@@ -247,12 +251,12 @@ func (p *gateOp[T]) args32(a *gate4Args, lo, hi int) bool {
 	}
 	*a = gate4Args{
 		kap: &kap[lo], h: at(v.h, 4), a: at(v.a, 4), c: at(v.c, 1),
-		lc: &p.lc[lo], out: at(p.out.Value.Data, 4),
+		out:  at(p.out.Value.Data, 4),
 		gKap: at(v.gKap, 1), gA: at(v.gA, 4), gC: at(v.gC, 1), gH: at(v.gH, 4),
 		n: hi - lo, ac: v.ac, aa: v.aa, ar: v.ar,
 	}
-	if !p.blocked {
-		a.sig = &p.sig[lo*4]
+	if !p.blocked { // a blocked pass sets its own, per block
+		a.sig, a.lc = &p.sig[lo*4], &p.lc[lo]
 	}
 	if p.out.Grad.Data != nil {
 		a.g, a.ga = at(p.out.Grad.Data, 4), at(p.out.Value.Data, 4)

@@ -127,10 +127,10 @@ func BenchmarkLinkGate(b *testing.B) {
 	})
 }
 
-// Above gateKeepMax the K = 4 gate keeps no σ (it forms σ per block and
-// recomputes it in Backward), and an evaluation pass never keeps it: both
-// give the bits of the path that keeps σ, values and gradients, over
-// several blocks and a partial one.
+// Above gateKeepMax the K = 4 gate keeps no σ and no log(c+1e-9) (it forms
+// them per block and recomputes them in Backward), and an evaluation pass
+// never keeps them: both give the bits of the path that keeps them, values
+// and gradients, over several blocks and a partial one.
 func TestLinkGateRecomputedSigma(t *testing.T) {
 	if !haveGate4AVX {
 		t.Skip("the gate's assembly kernels need AVX2")
@@ -151,6 +151,9 @@ func TestLinkGateRecomputedSigma(t *testing.T) {
 		tp := autodiff.Tape[float32]{NoGrad: noGrad}
 		out := linkGate(&tp, in, n, K)
 		p := autodiff.OpOf[gateOp[float32]](out)
+		if p.blocked && (len(p.lc) != 0 || len(p.sig) != 0) {
+			t.Errorf("a blocked gate keeps %d values of log(c+1e-9) and %d of σ", len(p.lc), len(p.sig))
+		}
 		if noGrad {
 			return p.blocked, [][]float32{slices.Clone(out.Value.Data)}
 		}
