@@ -36,6 +36,34 @@
 	PREFETCHT0 (AX); \
 	PREFETCHT0 (AX)(R14*1)
 
+// DOT4_TAIL adds the masked tails of the four rows at AX, R11, R12 and R13
+// (byte offset BX) times q's tail Y14 to the accumulators Y0-Y3.
+#define DOT4_TAIL \
+	VMASKMOVPS (AX)(BX*1), Y15, Y4; \
+	VMASKMOVPS (R11)(BX*1), Y15, Y5; \
+	VMASKMOVPS (R12)(BX*1), Y15, Y6; \
+	VMASKMOVPS (R13)(BX*1), Y15, Y7; \
+	VFMADD231PS Y14, Y4, Y0; \
+	VFMADD231PS Y14, Y5, Y1; \
+	VFMADD231PS Y14, Y6, Y2; \
+	VFMADD231PS Y14, Y7, Y3
+
+// DOT4_SUM sums the lanes of Y0-Y3 into the four dots in X0: lanes i+4
+// onto lanes i, then (x0+x1)+(x2+x3) by horizontal additions (a0+a1,
+// a2+a3, b0+b1, b2+b3; the same for c and d; then the four dots).
+#define DOT4_SUM \
+	VEXTRACTF128 $1, Y0, X4; \
+	VEXTRACTF128 $1, Y1, X5; \
+	VEXTRACTF128 $1, Y2, X6; \
+	VEXTRACTF128 $1, Y3, X7; \
+	VADDPS X4, X0, X0; \
+	VADDPS X5, X1, X1; \
+	VADDPS X6, X2, X2; \
+	VADDPS X7, X3, X3; \
+	VHADDPS X1, X0, X0; \
+	VHADDPS X3, X2, X2; \
+	VHADDPS X2, X0, X0
+
 TEXT ·gatherDotAVX(SB), NOSPLIT, $0-80
 	MOVQ dst+0(FP), DI
 	MOVQ q+8(FP), SI
@@ -101,27 +129,10 @@ g4block:
 g4tail:
 	CMPQ mask+64(FP), $0
 	JEQ g4sum
-	VMASKMOVPS (AX)(BX*1), Y15, Y4
-	VMASKMOVPS (R11)(BX*1), Y15, Y5
-	VMASKMOVPS (R12)(BX*1), Y15, Y6
-	VMASKMOVPS (R13)(BX*1), Y15, Y7
-	VFMADD231PS Y14, Y4, Y0
-	VFMADD231PS Y14, Y5, Y1
-	VFMADD231PS Y14, Y6, Y2
-	VFMADD231PS Y14, Y7, Y3
+	DOT4_TAIL
 
 g4sum:
-	VEXTRACTF128 $1, Y0, X4
-	VEXTRACTF128 $1, Y1, X5
-	VEXTRACTF128 $1, Y2, X6
-	VEXTRACTF128 $1, Y3, X7
-	VADDPS X4, X0, X0
-	VADDPS X5, X1, X1
-	VADDPS X6, X2, X2
-	VADDPS X7, X3, X3
-	VHADDPS X1, X0, X0 // a0+a1, a2+a3, b0+b1, b2+b3
-	VHADDPS X3, X2, X2 // the same for c and d
-	VHADDPS X2, X0, X0 // the four dots
+	DOT4_SUM
 	CMPB acc+56(FP), $0
 	JEQ g4store
 	VADDPS (DI), X0, X0
@@ -257,27 +268,10 @@ l4block:
 l4tail:
 	CMPQ mask+64(FP), $0
 	JEQ l4sum
-	VMASKMOVPS (AX)(BX*1), Y15, Y4
-	VMASKMOVPS (R11)(BX*1), Y15, Y5
-	VMASKMOVPS (R12)(BX*1), Y15, Y6
-	VMASKMOVPS (R13)(BX*1), Y15, Y7
-	VFMADD231PS Y14, Y4, Y0
-	VFMADD231PS Y14, Y5, Y1
-	VFMADD231PS Y14, Y6, Y2
-	VFMADD231PS Y14, Y7, Y3
+	DOT4_TAIL
 
 l4sum:
-	VEXTRACTF128 $1, Y0, X4
-	VEXTRACTF128 $1, Y1, X5
-	VEXTRACTF128 $1, Y2, X6
-	VEXTRACTF128 $1, Y3, X7
-	VADDPS X4, X0, X0
-	VADDPS X5, X1, X1
-	VADDPS X6, X2, X2
-	VADDPS X7, X3, X3
-	VHADDPS X1, X0, X0
-	VHADDPS X3, X2, X2
-	VHADDPS X2, X0, X0 // the four dots
+	DOT4_SUM
 	CMPB acc+56(FP), $0
 	JEQ l4store
 	VADDPS (DI), X0, X0
