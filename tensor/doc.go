@@ -2,8 +2,9 @@
 // on it: row-major dense matrices, CSR sparse matrices, and parallel kernels
 // (gemm, SpMM, gather/scatter of rows, segment reductions over CSR-by-target
 // graphs), plus the vector kernels of capsule routing's per-link work
-// (Aggregate, AggregateGroups, GatherDot, Gather, TanhAddDotBlocks with
-// TanhAddDotBack and TanhDotBack, Sigmoid64, Log64).
+// (Aggregate, AggregateGroups, AggregateLinks, GatherDot, GatherDotLinks,
+// Gather, TanhAddDotBlocks with TanhAddDotBack and TanhDotBack, Sigmoid64,
+// Log64).
 //
 // On amd64 with AVX2 and FMA the float32 row kernels (and Sigmoid64 and Log64,
 // the latter with math.Log's bits) run in
