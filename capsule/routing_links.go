@@ -231,7 +231,6 @@ func (x *linkIndex) build(l *Links) error {
 	}
 	x.fill = grow(x.fill, l.Children)
 	x.childPtr, x.childLink = groupLinks(x.childPtr, x.childLink, x.fill, l.Child[:E], int32(l.Children))
-	x.childParent = x.ownParent
 	if symmetricLinks(l, x.childPtr, x.childLink[:E], x.parent) {
 		x.childParent = l.Child[:E]
 	} else {
