@@ -101,21 +101,7 @@ func (p *reluDropoutOp[T]) backwardBlocks(lo, hi int) {
 		tensor.VecReLUGrad(gx, g, y)
 		return
 	}
-	if y32, ok := any(y).([]float32); ok {
-		// Without a branch (the signs are random to the predictor): the
-		// product's bits, or +0's, selected by a mask.
-		g32, gx32, k := any(g).([]float32), any(gx).([]float32), float32(p.keep)
-		for i, v := range y32 {
-			m := -uint32(unaryIndicator(v > 0))
-			gx32[i] += math.Float32frombits(math.Float32bits(g32[i]*k) & m)
-		}
-		return
-	}
-	for i, v := range y {
-		if v > 0 {
-			gx[i] += g[i] * p.keep
-		}
-	}
+	tensor.VecReLUGradScaled(gx, g, y, p.keep)
 }
 
 // Backward implements Op.

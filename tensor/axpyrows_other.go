@@ -44,6 +44,10 @@ func vecMulAdd32(dst, a, b *float32, n int)   { panic("tensor: vecMulAdd32 witho
 func vecReLU32(dst, x *float32, n int)        { panic("tensor: vecReLU32 without AVX2") }
 func vecReLUGrad32(dst, g, x *float32, n int) { panic("tensor: vecReLUGrad32 without AVX2") }
 
+func vecReLUGradScaled32(dst, g, y *float32, s float32, n int) {
+	panic("tensor: vecReLUGradScaled32 without AVX2")
+}
+
 func gatherDotAVX(dst, q, h *float32, stride int, idx *int32, n, blocks int, acc bool, mask *int32, ahead int) {
 	panic("tensor: gatherDotAVX without AVX2")
 }

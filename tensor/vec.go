@@ -89,6 +89,28 @@ func VecReLUGrad[T Float](dst, g, x []T) {
 	}
 }
 
+// VecReLUGradScaled adds g·s to dst where y > 0 and +0 elsewhere, the
+// product rounded to T first: the backward pass of an inverted dropout
+// after a ReLU (s = 1/(1−p)), read from the output y. dst must not alias g
+// or y.
+func VecReLUGradScaled[T Float](dst, g, y []T, s T) {
+	g, y = g[:len(dst)], y[:len(dst)]
+	if d, ok := any(dst).([]float32); ok && haveAVX2FMA {
+		n := len(d) &^ 7
+		if n > 0 {
+			vecReLUGradScaled32(&d[0], &any(g).([]float32)[0], &any(y).([]float32)[0], any(s).(float32), n)
+		}
+		dst, g, y = dst[n:], g[n:], y[n:]
+	}
+	for i, v := range y {
+		p := g[i] * s
+		if !(v > 0) {
+			p = 0
+		}
+		dst[i] += p
+	}
+}
+
 // SumRowsWiden adds every row of x (len(x)/len(acc) rows of len(acc)
 // values) to acc, in float64, one row after the other: acc[c] +=
 // float64(x[r·len(acc)+c]) for r in order, the bits of the plain loop. Bias

@@ -19,6 +19,12 @@ func vecReLU32(dst, x *float32, n int)
 //go:noescape
 func vecReLUGrad32(dst, grad, x *float32, n int)
 
+// vecReLUGradScaled32 adds grad·s to dst where y > 0 (+0 elsewhere), n a
+// multiple of 8.
+//
+//go:noescape
+func vecReLUGradScaled32(dst, grad, y *float32, s float32, n int)
+
 // maxIndex32 is the largest of n int32 read as uint32, n a multiple of 16.
 //
 //go:noescape

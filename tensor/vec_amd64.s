@@ -154,6 +154,33 @@ rgdone:
 	VZEROUPPER
 	RET
 
+// func vecReLUGradScaled32(dst, grad, y *float32, s float32, n int)
+// dst += grad·s where y > 0, and +0 elsewhere (ordered: a NaN y passes
+// nothing); the product is rounded to float32 before the addition.
+TEXT ·vecReLUGradScaled32(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ grad+8(FP), SI
+	MOVQ y+16(FP), DX
+	VBROADCASTSS s+24(FP), Y6
+	MOVQ n+32(FP), CX
+	XORQ AX, AX
+	VXORPS Y7, Y7, Y7
+rs8:
+	TESTQ CX, CX
+	JZ rsdone
+	VMOVUPS (DX)(AX*4), Y0
+	VCMPPS $0x1e, Y7, Y0, Y1 // y > 0 (GT_OQ)
+	VMULPS (SI)(AX*4), Y6, Y2
+	VANDPS Y2, Y1, Y1
+	VADDPS (DI)(AX*4), Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ $8, AX
+	SUBQ $8, CX
+	JMP rs8
+rsdone:
+	VZEROUPPER
+	RET
+
 // func maxIndex32(src *int32, n int) uint32
 // The largest of n int32 read as uint32 (a negative index is then larger
 // than any row count), n a multiple of 16; 0 when n is 0.

@@ -60,6 +60,15 @@ func TestVecKernels(t *testing.T) {
 					}
 				}
 			}},
+			{"VecReLUGradScaled", func(d []float32) { VecReLUGradScaled(d, a, x, 2.5) }, func(d []float32) {
+				for i, v := range x {
+					p := a[i] * 2.5
+					if !(v > 0) {
+						p = 0
+					}
+					d[i] += p
+				}
+			}},
 		}
 		for _, c := range cases {
 			got, want := append([]float32(nil), d0...), append([]float32(nil), d0...)
