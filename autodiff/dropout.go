@@ -34,13 +34,7 @@ func (p *dropoutOp[T]) forwardBlocks(lo, hi int) {
 		src.Seed(p.seed, uint64(b))
 		lo, end := b*dropoutBlock, min((b+1)*dropoutBlock, n)
 		mask := p.mask[lo:end]
-		for i := 0; i < len(mask); i += 2 {
-			r := src.Uint64()
-			mask[i] = dropoutKeep(r&0xffffffff, p.thr, p.keep)
-			if i+1 < len(mask) {
-				mask[i+1] = dropoutKeep(r>>32, p.thr, p.keep)
-			}
-		}
+		dropoutDraws(mask, &src, p.thr, p.keep, false)
 		tensor.VecMul(y[lo:end], x[lo:end], mask)
 	}
 }
@@ -112,6 +106,27 @@ func Dropout[T Float](t *Tape[T], x *Var[T], p float64, rng *rand.Rand, training
 	blocks := (n + dropoutBlock - 1) / dropoutBlock
 	tensor.ParallelFor(blocks, 2*dropoutBlock, op.fwd)
 	return out
+}
+
+// dropoutDraws draws one block's mask values from src, two elements per
+// 64-bit draw (the low 32 bits first), and writes them to dst, or with mul
+// multiplies dst by them (ReLUDropout's output, in place).
+func dropoutDraws[T Float](dst []T, src *rand.PCG, thr uint64, keep T, mul bool) {
+	for i := 0; i < len(dst); i += 2 {
+		r := src.Uint64()
+		k0, k1 := dropoutKeep(r&0xffffffff, thr, keep), dropoutKeep(r>>32, thr, keep)
+		if !mul {
+			dst[i] = k0
+			if i+1 < len(dst) {
+				dst[i+1] = k1
+			}
+			continue
+		}
+		dst[i] *= k0
+		if i+1 < len(dst) {
+			dst[i+1] *= k1
+		}
+	}
 }
 
 // dropoutKeep maps one 32-bit uniform draw to a mask value, without a

@@ -79,13 +79,7 @@ func (p *reluDropoutOp[T]) forwardBlocks(lo, hi int) {
 			continue
 		}
 		src.Seed(p.seed, uint64(b))
-		for i := 0; i < len(yb); i += 2 {
-			r := src.Uint64()
-			yb[i] *= dropoutKeep(r&0xffffffff, p.thr, p.keep)
-			if i+1 < len(yb) {
-				yb[i+1] *= dropoutKeep(r>>32, p.thr, p.keep)
-			}
-		}
+		dropoutDraws(yb, &src, p.thr, p.keep, true)
 	}
 }
 
