@@ -38,11 +38,10 @@ func gemmRows16Tail(dst *float32, ldd int, a *float32, lda int, b *float32, ldb 
 	panic("tensor: gemmRows16Tail without AVX2")
 }
 
-func vecAdd32(dst, a, b *float32, n int)      { panic("tensor: vecAdd32 without AVX2") }
-func vecMul32(dst, a, b *float32, n int)      { panic("tensor: vecMul32 without AVX2") }
-func vecMulAdd32(dst, a, b *float32, n int)   { panic("tensor: vecMulAdd32 without AVX2") }
-func vecReLU32(dst, x *float32, n int)        { panic("tensor: vecReLU32 without AVX2") }
-func vecReLUGrad32(dst, g, x *float32, n int) { panic("tensor: vecReLUGrad32 without AVX2") }
+func vecAdd32(dst, a, b *float32, n int)    { panic("tensor: vecAdd32 without AVX2") }
+func vecMul32(dst, a, b *float32, n int)    { panic("tensor: vecMul32 without AVX2") }
+func vecMulAdd32(dst, a, b *float32, n int) { panic("tensor: vecMulAdd32 without AVX2") }
+func vecReLU32(dst, x *float32, n int)      { panic("tensor: vecReLU32 without AVX2") }
 
 func vecReLUGradScaled32(dst, g, y *float32, s float32, n int) {
 	panic("tensor: vecReLUGradScaled32 without AVX2")

@@ -78,7 +78,7 @@ func VecReLUGrad[T Float](dst, g, x []T) {
 	if d, ok := any(dst).([]float32); ok && haveAVX2FMA {
 		n := len(d) &^ 7
 		if n > 0 {
-			vecReLUGrad32(&d[0], &any(g).([]float32)[0], &any(x).([]float32)[0], n)
+			vecReLUGradScaled32(&d[0], &any(g).([]float32)[0], &any(x).([]float32)[0], 1, n) // g·1 is g
 		}
 		dst, g, x = dst[n:], g[n:], x[n:]
 	}

@@ -16,11 +16,8 @@ func vecMulAdd32(dst, a, b *float32, n int)
 //go:noescape
 func vecReLU32(dst, x *float32, n int)
 
-//go:noescape
-func vecReLUGrad32(dst, grad, x *float32, n int)
-
 // vecReLUGradScaled32 adds grad·s to dst where y > 0 (+0 elsewhere), n a
-// multiple of 8.
+// multiple of 8; with s = 1 it is ReLU's backward pass (grad·1 is grad).
 //
 //go:noescape
 func vecReLUGradScaled32(dst, grad, y *float32, s float32, n int)

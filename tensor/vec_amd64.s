@@ -130,30 +130,6 @@ reludone:
 	VZEROUPPER
 	RET
 
-// func vecReLUGrad32(dst, grad, x *float32, n int)
-// dst += grad where x > 0 (ordered: a NaN x passes nothing)
-TEXT ·vecReLUGrad32(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ grad+8(FP), SI
-	MOVQ x+16(FP), DX
-	MOVQ n+24(FP), CX
-	XORQ AX, AX
-	VXORPS Y7, Y7, Y7
-rg8:
-	TESTQ CX, CX
-	JZ rgdone
-	VMOVUPS (DX)(AX*4), Y0
-	VCMPPS $0x1e, Y7, Y0, Y1 // x > 0 (GT_OQ)
-	VANDPS (SI)(AX*4), Y1, Y1
-	VADDPS (DI)(AX*4), Y1, Y1
-	VMOVUPS Y1, (DI)(AX*4)
-	ADDQ $8, AX
-	SUBQ $8, CX
-	JMP rg8
-rgdone:
-	VZEROUPPER
-	RET
-
 // func vecReLUGradScaled32(dst, grad, y *float32, s float32, n int)
 // dst += grad·s where y > 0, and +0 elsewhere (ordered: a NaN y passes
 // nothing); the product is rounded to float32 before the addition.
