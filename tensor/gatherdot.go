@@ -58,11 +58,7 @@ func GatherDotSegments[T Float](dst, q []T, h *Dense[T], ptr, idx []int32, lo, h
 		panic(fmt.Sprintf("tensor: GatherDotSegments shape mismatch: q %d, h %d×%d, dst %d, idx %d, pairs %d-%d",
 			len(q), h.Rows, h.Cols, len(dst), len(idx), e0, e1))
 	}
-	for j := lo; j < hi; j++ {
-		if ptr[j] > ptr[j+1] {
-			panic(fmt.Sprintf("tensor: GatherDotSegments: segment %d ends at %d before it starts at %d", j, ptr[j+1], ptr[j]))
-		}
-	}
+	checkSegments("GatherDotSegments", ptr, lo, hi, len(idx))
 	checkSources(idx[e0:e1], h.Rows)
 	if d, ok := any(dst).([]float32); ok && haveAVX2FMA && c > 0 {
 		var mask *int32

@@ -36,7 +36,7 @@ func AggregateLinks[T Float](dst *Dense[T], ptr, child []int32, k int, w []T, h 
 		panic(fmt.Sprintf("tensor: AggregateLinks shape mismatch: %d targets, %d links of %d rows, %d weights, h %d×%d, dst %d×%d",
 			len(ptr)-1, len(child), k, len(w), h.Rows, h.Cols, dst.Rows, dst.Cols))
 	}
-	checkLinkPtr("AggregateLinks", ptr, 0, len(ptr)-1, len(child))
+	checkSegments("AggregateLinks", ptr, 0, len(ptr)-1, len(child))
 	checkSources(child[ptr[0]:ptr[len(ptr)-1]], h.Rows/k)
 	if w == nil || !LinkKernels[T](k, h.Cols, true) {
 		pptr, pidx := writePairs(ptr, child, k)
@@ -81,7 +81,7 @@ func GatherDotLinks[T Float](dst, q []T, h *Dense[T], ptr, child []int32, k, lo,
 		panic(fmt.Sprintf("tensor: GatherDotLinks: segments [%d, %d) of %d, %d rows per link, h %d rows", lo, hi, len(ptr)-1, k, h.Rows))
 	}
 	c := h.Cols
-	checkLinkPtr("GatherDotLinks", ptr, lo, hi, len(child))
+	checkSegments("GatherDotLinks", ptr, lo, hi, len(child))
 	e0, e1 := int(ptr[lo]), int(ptr[hi])
 	if len(q) < hi*c || len(dst) < k*e1 {
 		panic(fmt.Sprintf("tensor: GatherDotLinks shape mismatch: q %d, h %d×%d, dst %d, links %d-%d of %d rows",
@@ -101,19 +101,6 @@ func GatherDotLinks[T Float](dst, q []T, h *Dense[T], ptr, child []int32, k, lo,
 	for j := lo; j < hi; j++ {
 		if a, b := int(ptr[j]), int(ptr[j+1]); a < b {
 			gatherDotLinks4AVX(&d[4*a], &q32[j*c], &h32[0], c, &child[a], b-a, c/8, accumulate, mask, len(child)-a)
-		}
-	}
-}
-
-// checkLinkPtr panics unless ptr[lo … hi] is non-decreasing within
-// [0, links].
-func checkLinkPtr(op string, ptr []int32, lo, hi, links int) {
-	if ptr[lo] < 0 || int(ptr[hi]) > links {
-		panic(fmt.Sprintf("tensor: %s: segments [%d, %d) span links %d-%d of %d", op, lo, hi, ptr[lo], ptr[hi], links))
-	}
-	for j := lo; j < hi; j++ {
-		if ptr[j] > ptr[j+1] {
-			panic(fmt.Sprintf("tensor: %s: segment %d ends at %d before it starts at %d", op, j, ptr[j+1], ptr[j]))
 		}
 	}
 }

@@ -20,6 +20,19 @@ func checkSegPtr(segPtr []int32, items int, name string) {
 	}
 }
 
+// checkSegments panics unless the segments [lo, hi) of the pointer ptr
+// over items entries (ptr[lo … hi]) are non-decreasing within [0, items].
+func checkSegments(op string, ptr []int32, lo, hi, items int) {
+	if ptr[lo] < 0 || int(ptr[hi]) > items {
+		panic(fmt.Sprintf("tensor: %s: segments [%d, %d) span entries %d-%d of %d", op, lo, hi, ptr[lo], ptr[hi], items))
+	}
+	for j := lo; j < hi; j++ {
+		if ptr[j] > ptr[j+1] {
+			panic(fmt.Sprintf("tensor: %s: segment %d ends at %d before it starts at %d", op, j, ptr[j+1], ptr[j]))
+		}
+	}
+}
+
 // GatherRows sets dst[i] = src[idx[i]] (dst[i] += … with accumulate). dst
 // must be len(idx)×src.Cols. Indices may repeat.
 func GatherRows[T Float](dst, src *Dense[T], idx []int32, accumulate bool) {
