@@ -101,7 +101,12 @@ func (c *PRCC[T]) tau(t *autodiff.Tape[T], beta *autodiff.Var[T]) *autodiff.Var[
 // Forward records the logits of N capsules: v is N×D (points of Q), beta the
 // 1×1 manifold curvature; the result is N×classes.
 func (c *PRCC[T]) Forward(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodiff.Var[T] {
-	z := manifold.LogO(t, v, beta, c.Dims)
+	return c.ForwardTangent(t, manifold.LogO(t, v, beta, c.Dims), beta)
+}
+
+// ForwardTangent is Forward given z = loĝ_o(v) (N×d, as
+// Routing.ForwardTangent returns it).
+func (c *PRCC[T]) ForwardTangent(t *autodiff.Tape[T], z, beta *autodiff.Var[T]) *autodiff.Var[T] {
 	a := manifold.Align(t, z, c.W, c.Dims)
 	return autodiff.Add(t, autodiff.MulScalarVar(t, a, c.tau(t, beta)), c.B)
 }
@@ -141,7 +146,12 @@ func NewTangentLinear[T autodiff.Float](name string, dims manifold.Dims, classes
 
 // Forward records Linear(loĝ_o(v)) for v of N×D; the result is N×classes.
 func (c *TangentLinear[T]) Forward(t *autodiff.Tape[T], v, beta *autodiff.Var[T]) *autodiff.Var[T] {
-	return c.Lin.Forward(t, manifold.LogO(t, v, beta, c.Dims))
+	return c.ForwardTangent(t, manifold.LogO(t, v, beta, c.Dims))
+}
+
+// ForwardTangent is Forward given z = loĝ_o(v) (N×d).
+func (c *TangentLinear[T]) ForwardTangent(t *autodiff.Tape[T], z *autodiff.Var[T]) *autodiff.Var[T] {
+	return c.Lin.Forward(t, z)
 }
 
 // ForwardPerClass is the per-class-capsule form (graph classification): v is

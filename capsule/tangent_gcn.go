@@ -45,10 +45,21 @@ func NewTangentGCN[T autodiff.Float](name string, dims manifold.Dims, rng *rand.
 // 1×1) over the normalised adjacency adj (GCNNorm) and returns N×D points on
 // Q. Gradients flow into x, β, W and b.
 func (g *TangentGCN[T]) Forward(t *autodiff.Tape[T], x, beta *autodiff.Var[T], adj *tensor.Adjacency[T]) *autodiff.Var[T] {
-	z := manifold.LogO(t, x, beta, g.Dims)
+	return manifold.ProjQ(t, manifold.ExpO(t, g.activation(t, manifold.LogO(t, x, beta, g.Dims), adj), beta, g.Dims), beta, g.Dims)
+}
+
+// ForwardTangent is Forward with the points given and returned as their
+// tangent coordinates at the pole: z = loĝ_o(x) (N×d) in, loĝ_o(y) out,
+// which is the exact wrap of σ(h) (manifold.LogExpO), so no point of Q is
+// formed.
+func (g *TangentGCN[T]) ForwardTangent(t *autodiff.Tape[T], z, beta *autodiff.Var[T], adj *tensor.Adjacency[T]) *autodiff.Var[T] {
+	return manifold.LogExpO(t, g.activation(t, z, adj), beta, g.Dims)
+}
+
+// activation records σ(Â z W + b).
+func (g *TangentGCN[T]) activation(t *autodiff.Tape[T], z *autodiff.Var[T], adj *tensor.Adjacency[T]) *autodiff.Var[T] {
 	h := autodiff.Add(t, autodiff.GraphAggregate(t, adj, autodiff.MatMul(t, z, g.W)), g.B)
-	h = manifold.TangentActivation(t, h, g.Act)
-	return manifold.ProjQ(t, manifold.ExpO(t, h, beta, g.Dims), beta, g.Dims)
+	return manifold.TangentActivation(t, h, g.Act)
 }
 
 // Params lists the layer's parameters.

@@ -104,6 +104,39 @@ func TestTangentGCN(t *testing.T) {
 	t.Run("float32", testTangentGCN[float32])
 }
 
+// ForwardTangent(loĝ_o(x)) is loĝ_o(Forward(x)) of the reference layer,
+// and its gradients match finite differences.
+func testTangentGCNForwardTangent[T autodiff.Float](t *testing.T) {
+	tol := pccTolOf[T]()
+	for _, tc := range pccTGCNCases {
+		t.Run(tc.name(), func(t *testing.T) {
+			g, x, beta, adj := pccTGCNSetup[T](tc)
+			d := tc.dims.Tangent()
+			var zs []float64
+			for _, xi := range pccRows(pccData(x), tc.dims.Ambient()) {
+				zs = append(zs, manifold.LogOVec(xi, tc.beta, tc.dims)...)
+			}
+			z := pccLeaf[T]("z", x.Value.Rows, d, zs, true)
+			var tp autodiff.Tape[T]
+			got := g.ForwardTangent(&tp, z, beta, adj)
+			adj64 := nn.GCNNorm[float64](adj.A.Rows, adj.A.Indptr, adj.A.Indices)
+			var want []float64
+			for _, yi := range pccRows(pccTangentGCNRef(pccData(x), tc.beta, adj64.A.ToDense(), pccData(g.W), pccData(g.B), tc.dims, tc.act), tc.dims.Ambient()) {
+				want = append(want, manifold.LogOVec(yi, tc.beta, tc.dims)...)
+			}
+			pccCheckClose(t, "loĝ y", pccData(got), want, tol.fwd)
+			pccGradCheck(t, "TangentGCN.ForwardTangent", func(tp *autodiff.Tape[T]) *autodiff.Var[T] {
+				return g.ForwardTangent(tp, z, beta, adj)
+			}, append([]*autodiff.Var[T]{z, beta}, g.Params()...))
+		})
+	}
+}
+
+func TestTangentGCNForwardTangent(t *testing.T) {
+	t.Run("float64", testTangentGCNForwardTangent[float64])
+	t.Run("float32", testTangentGCNForwardTangent[float32])
+}
+
 // TestTangentGCNGradientThroughRho checks the curvature path from ρ, with β
 // shared by loĝ_o, exp̂_o and Proj_Q.
 func TestTangentGCNGradientThroughRho(t *testing.T) {

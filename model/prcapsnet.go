@@ -115,15 +115,15 @@ func (m *PRCapsNet) Forward(t *autodiff.Tape[float32], g *data.Graph, x data.Fea
 // on a random 60/20/20 split then does 60% of the last layer's work, an
 // evaluation pass 40%.
 func (m *PRCapsNet) ForwardRows(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) *autodiff.Var[float32] {
-	h, u, beta, place := m.capsules(t, g, x, rows, training, rng)
+	h, z, beta, place := m.capsules(t, g, x, rows, training, rng)
 	var logits *autodiff.Var[float32]
 	switch {
 	case m.linear != nil:
 		logits = m.linear.Forward(t, h)
 	case m.prcc != nil:
-		logits = m.prcc.Forward(t, u, beta)
+		logits = m.prcc.ForwardTangent(t, z, beta)
 	default:
-		logits = m.tangent.Forward(t, u, beta)
+		logits = m.tangent.ForwardTangent(t, z)
 	}
 	if place != nil {
 		logits = autodiff.GatherRowsOrZero(t, logits, place)
@@ -135,20 +135,27 @@ func (m *PRCapsNet) ForwardRows(t *autodiff.Tape[float32], g *data.Graph, x data
 // its tangent coordinates loĝ_o(u) (the Euclidean capsule in the Caps-only
 // variant), in evaluation mode.
 func (m *PRCapsNet) Embed(t *autodiff.Tape[float32], g *data.Graph, x data.Features) *autodiff.Var[float32] {
-	h, u, beta, _ := m.capsules(t, g, x, nil, false, nil)
-	if u == nil {
+	h, z, _, _ := m.capsules(t, g, x, nil, false, nil)
+	if z == nil {
 		return h
 	}
-	return manifold.LogO(t, u, beta, m.dims)
+	return z
 }
 
 // capsules records the network up to its classifier: the Euclidean
-// capsules h when the Caps-only variant has no manifold (u nil), else the
-// capsules u on Q_{s,t} and the curvature β. With rows, the last layer may
-// route to the rows' parents only: u then has one row per node of rows
-// (in increasing node order) and place maps each node to its row of u, or
-// to −1 (nil: u has every node's row).
-func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) (h, u, beta *autodiff.Var[float32], place []int32) {
+// capsules h when the Caps-only variant has no manifold (z nil), else the
+// capsules u on Q_{s,t} as their tangent coordinates z = loĝ_o(u), and the
+// curvature β. With rows, the last layer may route to the rows' parents
+// only: z then has one row per node of rows (in increasing node order) and
+// place maps each node to its row of z, or to −1 (nil: z has every node's
+// row).
+//
+// As in the graph network, the capsules go from layer to layer as their
+// tangent coordinates: loĝ_o(exp̂_o(h)) is the exact wrap of h
+// (manifold.LogExpO), and the layers' ForwardTangent return loĝ_o of their
+// output points likewise, so no point of Q is formed on the way, and the
+// classifier reads z = loĝ_o(u) as it is.
+func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Features, rows []int32, training bool, rng *rand.Rand) (h, z, beta *autodiff.Var[float32], place []int32) {
 	m.in.prepare("prcapsnet", m.shape, g, x)
 	xs := m.in.x.Apply(m.cfg.InputDropout, rng, training)
 	h = autodiff.ReLUDropout(t, m.stem.ForwardSparse(t, &m.in.adj, xs), m.cfg.Dropout, rng, training)
@@ -163,7 +170,7 @@ func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Fe
 		}
 	}
 	beta = manifold.Beta(t, m.rho)
-	u = manifold.ExpO(t, h, beta, m.dims)
+	z = manifold.LogExpO(t, h, beta, m.dims)
 	for i, r := range m.acr {
 		lk := &m.in.lk
 		// Coupling over each child's parents would normalise over fewer
@@ -172,12 +179,12 @@ func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Fe
 		if i == len(m.acr)-1 && len(m.tgcn) == 0 && m.cfg.Coupling == capsule.CouplingOverChildren {
 			lk, place = m.in.rowLinks(rows)
 		}
-		u = r.Forward(t, u, beta, lk)
+		z = r.ForwardTangent(t, z, beta, lk)
 	}
 	for _, g := range m.tgcn {
-		u = g.Forward(t, u, beta, &m.in.adj)
+		z = g.ForwardTangent(t, z, beta, &m.in.adj)
 	}
-	return h, u, beta, place
+	return h, z, beta, place
 }
 
 // Groups returns the weights (decayed) and the curvatures (not decayed;
