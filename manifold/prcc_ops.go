@@ -30,9 +30,10 @@ type alignOp[T Float] struct {
 	// Per output element, from the forward pass: the unclipped score and
 	// 1/n_z (n_z the floored pseudo-norm of its z row) and the slope s_z.
 	raw, inz, sz []float64
-	// Per row block: C×d sums Σ k·z (∂w before J), C sums Σ g·a·s_w, and a
-	// d-wide scratch row.
+	// Per row block: C×d sums Σ k·z (∂w before J), C sums Σ g·a·s_w, a
+	// d-wide scratch row and C scales k with their classes (cls).
 	partial  []float64
+	cls      []int32
 	fwd, bwd func(lo, hi int)
 }
 
@@ -250,12 +251,16 @@ func addSignedRow[T Float](dst []T, a []float64, s float64, z []T, neg int) {
 func (p *alignOp[T]) backwardBlocks(blo, bhi int) {
 	n, C, d := p.out.Value.Rows, p.w.Value.Rows, p.z.Value.Cols
 	zg, wg := p.z.RequiresGrad(), p.w.RequiresGrad()
-	stride := C*d + C + d
+	stride := alignStride(C, d)
 	W := p.w.Value.Data
 	for b := blo; b < bhi; b++ {
 		part := p.partial[b*stride : (b+1)*stride]
 		clear(part)
-		pw, ps, acc := part[:C*d], part[C*d:C*d+C], part[C*d+C:]
+		pw, ps, acc := part[:C*d], part[C*d:C*d+C], part[C*d+C:C*d+C+d]
+		if zg && wg && !p.perClass {
+			p.backwardRowsBoth(b*blockRows, min((b+1)*blockRows, n), pw, ps, acc, part[C*d+C+d:], p.cls[b*C:(b+1)*C])
+			continue
+		}
 		for i := b * blockRows; i < min((b+1)*blockRows, n); i++ {
 			S := 0.0
 			for c := 0; c < C; c++ {
@@ -298,15 +303,52 @@ func (p *alignOp[T]) backwardBlocks(blo, bhi int) {
 	}
 }
 
+// backwardRowsBoth is backwardBlocks' loop over the rows [lo, hi) of a
+// block when both z and w take gradients (one z row per node): the row's
+// class terms k·w_c into acc and k·z into pw_c go to
+// tensor.AddScaledRowsWiden in one call, in class order, so every sum takes
+// its terms in the order of the loop it replaces and the bits are the same.
+func (p *alignOp[T]) backwardRowsBoth(lo, hi int, pw, ps, acc, ks []float64, cls []int32) {
+	C := p.w.Value.Rows
+	W := p.w.Value.Data
+	d := p.z.Value.Cols
+	for i := lo; i < hi; i++ {
+		S, m := 0.0, 0
+		for c := 0; c < C; c++ {
+			e := i*C + c
+			g, raw := float64(p.out.Grad.Data[e]), p.raw[e]
+			if g == 0 || math.Abs(raw) > AlignClip {
+				continue
+			}
+			cls[m], ks[m] = int32(c), g*p.inz[e]/p.nw[c]
+			m++
+			S += g * raw * p.sz[e]
+			ps[c] += g * raw * p.sw[c]
+		}
+		z := p.z.Value.Data[i*d : (i+1)*d]
+		tensor.AddScaledRowsWiden(acc, pw, W, z, cls[:m], ks[:m])
+		addSignedRow(p.z.Grad.Data[i*d:(i+1)*d], acc, S, z, p.neg)
+		clear(acc)
+	}
+}
+
+// alignStride is the length of a row block's partial sums (backwardBlocks):
+// C×d, C, d and C.
+func alignStride(C, d int) int { return C*d + C + d + C }
+
 // Backward implements autodiff.Op.
 func (p *alignOp[T]) Backward(out *autodiff.Var[T]) {
 	n, C, d := out.Value.Rows, p.w.Value.Rows, p.z.Value.Cols
 	nb := (n + blockRows - 1) / blockRows
-	stride := C*d + C + d
+	stride := alignStride(C, d)
 	if cap(p.partial) < nb*stride {
 		p.partial = make([]float64, nb*stride)
 	}
 	p.partial = p.partial[:nb*stride]
+	if cap(p.cls) < nb*C {
+		p.cls = make([]int32, nb*C)
+	}
+	p.cls = p.cls[:nb*C]
 	tensor.ParallelFor(nb, 4*C*d*blockRows, p.bwd)
 	if !p.w.RequiresGrad() {
 		return

@@ -128,3 +128,7 @@ func normalizeRows32(y, xhat, x, mu, rstd, gamma, beta *float32, rows, cols int)
 func normalizeGradRows32(dx, grad, xhat, c1, c2, c3 *float32, rows, cols int) {
 	panic("tensor: normalizeGradRows32 without AVX2")
 }
+
+func addScaledRowsWiden32(acc, pw *float64, w, z *float32, cls *int32, ks *float64, m, d int) {
+	panic("tensor: addScaledRowsWiden32 without AVX2")
+}

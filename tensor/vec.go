@@ -1,5 +1,7 @@
 package tensor
 
+import "fmt"
+
 // Serial elementwise kernels over one slice (typically a row): the inner
 // loops of autodiff's elementwise ops, which do their own parallel
 // splitting. float32 slices run on AVX2 where available (Go does not
@@ -128,6 +130,40 @@ func SumRowsWiden[T Float](acc []float64, x []T) {
 	for r := 0; r < rows; r++ {
 		for c, v := range x[r*cols : (r+1)*cols] {
 			acc[c] += float64(v)
+		}
+	}
+}
+
+// AddScaledRowsWiden adds, for each pair q in order, with c = cls[q] and
+// k = ks[q], k·w_c to acc and k·z to pw_c, in float64:
+//
+//	acc[j] += k·float64(w[c·d+j]),   pw[c·d+j] += k·float64(z[j])   (j < d),
+//
+// d = len(acc) = len(z), w and pw holding rows of d values. Each product
+// and each sum rounds as that plain loop's (the bits are the loop's), so a
+// caller may replace the loop by it. The PRCC alignment's backward pass
+// adds a z row's class terms this way: acc gathers ∂z's row, pw the
+// classes' ∂w partial sums.
+func AddScaledRowsWiden[T Float](acc, pw []float64, w, z []T, cls []int32, ks []float64) {
+	d := len(acc)
+	if len(z) != d || len(ks) != len(cls) {
+		panic(fmt.Sprintf("tensor: AddScaledRowsWiden: acc has %d values, z %d; %d classes, %d scales", d, len(z), len(cls), len(ks)))
+	}
+	for _, c := range cls {
+		if c < 0 || (int(c)+1)*d > len(w) || (int(c)+1)*d > len(pw) {
+			panic(fmt.Sprintf("tensor: AddScaledRowsWiden: class %d out of range of %d and %d values in rows of %d", c, len(w), len(pw), d))
+		}
+	}
+	if w32, ok := any(w).([]float32); ok && haveAVX2FMA && d > 0 && len(cls) > 0 {
+		addScaledRowsWiden32(&acc[0], &pw[0], &w32[0], &any(z).([]float32)[0], &cls[0], &ks[0], len(cls), d)
+		return
+	}
+	for q, c := range cls {
+		k := ks[q]
+		wc, pc := w[int(c)*d:(int(c)+1)*d], pw[int(c)*d:(int(c)+1)*d]
+		for j := range acc {
+			acc[j] += k * float64(wc[j])
+			pc[j] += k * float64(z[j])
 		}
 	}
 }

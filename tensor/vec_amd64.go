@@ -44,6 +44,12 @@ func expFloat32Vec(dst, x *float64, n int)
 //go:noescape
 func sumRowsWiden32(acc *float64, x *float32, rows, cols int)
 
+// addScaledRowsWiden32 is AddScaledRowsWiden's kernel for m pairs and
+// rows of d ≥ 1 values.
+//
+//go:noescape
+func addScaledRowsWiden32(acc, pw *float64, w, z *float32, cls *int32, ks *float64, m, d int)
+
 // The batch-norm row kernels of batchnorm.go; the widening ones need cols
 // a positive multiple of 4, the float32 ones of 8.
 

@@ -312,3 +312,65 @@ swcol:
 swdone:
 	VZEROUPPER
 	RET
+
+// func addScaledRowsWiden32(acc, pw *float64, w, z *float32, cls *int32, ks *float64, m, d int)
+//
+// For each of the m pairs (c = cls[q], k = ks[q]) in order: acc[j] +=
+// k·float64(w[c·d+j]) and pw[c·d+j] += k·float64(z[j]) for j < d. Each
+// product and each sum rounds as the scalar float64 loop's (VCVTPS2PD and
+// VCVTSS2SD are exact, no FMA), so the bits are the loop's.
+TEXT ·addScaledRowsWiden32(SB), NOSPLIT, $0-64
+	MOVQ acc+0(FP), DI
+	MOVQ pw+8(FP), R8
+	MOVQ w+16(FP), R9
+	MOVQ z+24(FP), SI
+	MOVQ cls+32(FP), R10
+	MOVQ ks+40(FP), R11
+	MOVQ m+48(FP), CX
+	MOVQ d+56(FP), DX
+	MOVQ DX, R12
+	ANDQ $-4, R12
+	TESTQ CX, CX
+	JZ asdone
+aspair:
+	MOVLQSX (R10), AX
+	IMULQ DX, AX
+	LEAQ (R9)(AX*4), R13
+	LEAQ (R8)(AX*8), R14
+	VBROADCASTSD (R11), Y0
+	XORQ BX, BX
+	CMPQ BX, R12
+	JGE astail
+asvec:
+	VCVTPS2PD (R13)(BX*4), Y1
+	VMULPD Y0, Y1, Y1
+	VADDPD (DI)(BX*8), Y1, Y1
+	VMOVUPD Y1, (DI)(BX*8)
+	VCVTPS2PD (SI)(BX*4), Y2
+	VMULPD Y0, Y2, Y2
+	VADDPD (R14)(BX*8), Y2, Y2
+	VMOVUPD Y2, (R14)(BX*8)
+	ADDQ $4, BX
+	CMPQ BX, R12
+	JLT asvec
+astail:
+	CMPQ BX, DX
+	JGE asnext
+	VCVTSS2SD (R13)(BX*4), X1, X1
+	VMULSD X0, X1, X1
+	VADDSD (DI)(BX*8), X1, X1
+	VMOVSD X1, (DI)(BX*8)
+	VCVTSS2SD (SI)(BX*4), X2, X2
+	VMULSD X0, X2, X2
+	VADDSD (R14)(BX*8), X2, X2
+	VMOVSD X2, (R14)(BX*8)
+	INCQ BX
+	JMP astail
+asnext:
+	ADDQ $4, R10
+	ADDQ $8, R11
+	DECQ CX
+	JNZ aspair
+asdone:
+	VZEROUPPER
+	RET

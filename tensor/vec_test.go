@@ -144,3 +144,54 @@ func TestSumRowsWiden(t *testing.T) {
 		}
 	}
 }
+
+// AddScaledRowsWiden's AVX2 path gives the plain loop's bits, for row
+// widths around the 4-value blocks, classes repeated and in any order, and
+// scales of every size and sign (zero included).
+func TestAddScaledRowsWiden(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	type f32 float32 // the plain loop: a named type takes no kernel
+	const C = 7
+	for _, d := range []int{1, 2, 3, 4, 5, 8, 17, 18, 33} {
+		for _, m := range []int{0, 1, 3, 7, 12} {
+			w, z := make([]float32, C*d), make([]float32, d)
+			wr, zr := make([]f32, C*d), make([]f32, d)
+			for i := range w {
+				w[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(8)-4)))
+				wr[i] = f32(w[i])
+			}
+			for i := range z {
+				z[i] = float32(rng.NormFloat64())
+				zr[i] = f32(z[i])
+			}
+			cls, ks := make([]int32, m), make([]float64, m)
+			for q := range cls {
+				cls[q] = int32(rng.IntN(C))
+				ks[q] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(6)-3))
+				if rng.IntN(5) == 0 {
+					ks[q] = 0
+				}
+			}
+			acc, pw := make([]float64, d), make([]float64, C*d)
+			for i := range acc {
+				acc[i] = rng.NormFloat64()
+			}
+			for i := range pw {
+				pw[i] = rng.NormFloat64()
+			}
+			accR, pwR := append([]float64(nil), acc...), append([]float64(nil), pw...)
+			AddScaledRowsWiden(acc, pw, w, z, cls, ks)
+			AddScaledRowsWiden(accR, pwR, wr, zr, cls, ks)
+			for i := range acc {
+				if math.Float64bits(acc[i]) != math.Float64bits(accR[i]) {
+					t.Fatalf("d %d m %d: acc[%d] = %v, plain loop %v", d, m, i, acc[i], accR[i])
+				}
+			}
+			for i := range pw {
+				if math.Float64bits(pw[i]) != math.Float64bits(pwR[i]) {
+					t.Fatalf("d %d m %d: pw[%d] = %v, plain loop %v", d, m, i, pw[i], pwR[i])
+				}
+			}
+		}
+	}
+}
