@@ -815,3 +815,41 @@ func TestWrapAngle(t *testing.T) {
 		}
 	}
 }
+
+// noneWraps' shortcut (no square root below a margin under πr) decides
+// every row as wrapTerms' test does, for rows placed just below, at and
+// just above θ = π, in float64 and float32.
+func TestNoneWrapsMatchesWrapTheta(t *testing.T) {
+	t.Run("float64", testNoneWraps[float64])
+	t.Run("float32", testNoneWraps[float32])
+}
+
+func testNoneWraps[T Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const tc, cols = 3, 5
+	for trial := 0; trial < 4000; trial++ {
+		r := math.Exp(rng.NormFloat64())
+		x := tensor.NewDense[T](1, cols)
+		for j := range x.Data {
+			x.Data[j] = T(rng.NormFloat64())
+		}
+		// Scale the time block to θ = π·(1 + δ), δ from −1e-6 to 1e-6 on a
+		// log scale, or 0.
+		n := math.Sqrt(sumSq(x.Data[:tc]))
+		delta := math.Pow(10, -6-10*rng.Float64())
+		if rng.IntN(2) == 0 {
+			delta = -delta
+		}
+		if rng.IntN(10) == 0 {
+			delta = 0
+		}
+		for j := 0; j < tc; j++ {
+			x.Data[j] = T(float64(x.Data[j]) * math.Pi * r * (1 + delta) / n)
+		}
+		th, _ := wrapTheta(x.Data[:tc], r)
+		want := th < math.Pi
+		if got := noneWraps(autodiff.NewVar(x, false), tc, r); got != want {
+			t.Fatalf("trial %d: θ = %.17g: noneWraps %v, wrapTheta says %v", trial, th, got, want)
+		}
+	}
+}
