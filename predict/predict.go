@@ -9,6 +9,7 @@ import (
 	"github.com/prcaps/prcaps/checkpoint"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // Prediction is the model's answer for one node or graph.
@@ -92,7 +93,10 @@ func (p *Predictor) Nodes(g *data.Graph, x data.Features, nodes []int32) ([]Pred
 	}
 	defer p.pool.Put(r)
 	r.tape.Reset()
-	out := r.m.(model.NodeModel).Forward(&r.tape, g, x, false, nil)
+	var out *autodiff.Var[float32]
+	// As in training (tensor.FlushDenormals), so that a saved model scores
+	// its nodes with the bits its evaluation passes had.
+	tensor.FlushDenormals(func() { out = r.m.(model.NodeModel).Forward(&r.tape, g, x, false, nil) })
 	if nodes == nil {
 		nodes = make([]int32, g.N)
 		for i := range nodes {
@@ -138,7 +142,8 @@ func (p *Predictor) Samples(samples []data.GraphSample) ([]Prediction, error) {
 			return nil, err
 		}
 		r.tape.Reset()
-		out := r.m.(model.GraphModel).Forward(&r.tape, &r.batch, false, nil)
+		var out *autodiff.Var[float32]
+		tensor.FlushDenormals(func() { out = r.m.(model.GraphModel).Forward(&r.tape, &r.batch, false, nil) })
 		for g := range idx {
 			preds = append(preds, p.prediction(out.Value.Data[g*out.Value.Cols:(g+1)*out.Value.Cols]))
 		}

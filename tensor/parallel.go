@@ -367,8 +367,13 @@ func (p *workerPool) poll() *job {
 	return p.take() // an offer made before the decrement above
 }
 
-// loop is a worker's life: poll for a while, then block on the channel.
+// loop is a worker's life: poll for a while, then block on the channel. A
+// worker keeps its thread and flushes denormals on it (FlushDenormals), as
+// the trainers' goroutines do, so that a chunk computes the same on a
+// worker as on its caller.
 func (p *workerPool) loop() {
+	runtime.LockOSThread()
+	setFlushDenormals()
 	for {
 		j := p.poll()
 		if j == nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // GraphBuilder makes a fresh graph model for one fold from that fold's seed.
@@ -443,7 +444,16 @@ func RunGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg C
 	return runGraph(m, ds, split, cfg, graphBatching{size: batchSize, microNodes: DefaultMicroBatchNodes, eval: defaultEvalBatch}, seed, graphHooks{progress: progress})
 }
 
-func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (Result, error) {
+// runGraph is RunGraph with the protocol's batching and hooks. The run
+// flushes denormals (tensor.FlushDenormals), as do its micro-batch helpers,
+// so that results do not depend on which goroutine took a piece.
+func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (res Result, err error) {
+	tensor.FlushDenormals(func() { res, err = trainGraph(m, ds, split, cfg, sizes, seed, hooks) })
+	return res, err
+}
+
+// trainGraph is runGraph on the calling goroutine as it is.
+func trainGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (Result, error) {
 	tr, err := newGraphTrainer(m, ds, split, cfg, sizes, seed)
 	if err != nil {
 		return Result{}, err

@@ -9,6 +9,7 @@ import (
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // microSeedStream is the PCG stream of a seeded micro-batch's generator.
@@ -180,7 +181,7 @@ func newMicroHelper(m model.GraphModel, replicate func() (model.GraphModel, erro
 			}
 		}
 	}
-	go h.run(ds)
+	go tensor.FlushDenormals(func() { h.run(ds) })
 	return h, nil
 }
 

@@ -251,7 +251,15 @@ func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Conf
 // runNode is RunNode; onModel, if non-nil, is called at the end with m
 // holding the parameters of the selected epoch (they are put back after),
 // and a closed stop ends the run at the next epoch with ErrInterrupted.
-func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (Result, error) {
+// The run flushes denormals (tensor.FlushDenormals), as do the goroutines
+// it starts, so that results do not depend on where a pass ran.
+func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (res Result, err error) {
+	tensor.FlushDenormals(func() { res, err = trainNode(m, ds, split, cfg, seed, progress, onModel, stop) })
+	return res, err
+}
+
+// trainNode is runNode on the calling goroutine as it is.
+func trainNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (Result, error) {
 	tr, err := newNodeTrainer(m, ds, split, cfg, seed)
 	if err != nil {
 		return Result{}, err
@@ -392,7 +400,7 @@ type evalResult struct {
 func (tr *nodeTrainer) startEvaluator() *evaluator {
 	ev := &evaluator{tr: tr, req: make(chan Epoch, 1), done: make(chan evalResult, 1)}
 	ev.tape.NoGrad = true
-	go ev.loop()
+	go tensor.FlushDenormals(ev.loop)
 	return ev
 }
 
