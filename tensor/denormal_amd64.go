@@ -7,13 +7,9 @@ package tensor
 const mxcsrFlush = 1<<15 | 1<<6
 
 // getMXCSR returns the thread's MXCSR register.
-//
-//go:noescape
 func getMXCSR() uint32
 
 // setMXCSR loads v into the thread's MXCSR register.
-//
-//go:noescape
 func setMXCSR(v uint32)
 
 // setFlushDenormals turns FTZ and DAZ on and returns the previous MXCSR.
