@@ -763,15 +763,17 @@ func (p *linkAlignOp[T]) backwardChildren32(lo, hi int) {
 				tensor.TanhDotBack(gp, nil, nil, f.tau[e*km:(e+1)*km], f.w, f.grad[e*K:(e+1)*K])
 				continue
 			}
+			// The parents in child order (childParent) are read in
+			// sequence, not through the links' random ids.
 			if int(q)+prefetchLinks < len(ix.childLink) && f.p2 != nil { // the parent rows of the links ahead
 				ea := int(ix.childLink[int(q)+prefetchLinks])
-				ja := int(ix.parent[ea])
+				ja := int(ix.childParent[int(q)+prefetchLinks])
 				tensor.Prefetch(f.p2[ja*km : (ja+1)*km])
 				tensor.Prefetch(f.grad[ea*K : (ea+1)*K])
 			}
 			var pj []float32
 			if f.p2 != nil {
-				j := int(ix.parent[e])
+				j := int(ix.childParent[q])
 				pj = f.p2[j*km : (j+1)*km]
 			}
 			tensor.TanhAddDotBack(gp, nil, pi, pj, f.w, f.grad[e*K:(e+1)*K])
