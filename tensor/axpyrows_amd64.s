@@ -57,6 +57,21 @@
 	VMOVUPS a1, 32(p); \
 	VMASKMOVPS a2, Y15, 64(p)
 
+// START16T clears the two accumulator sets of a 17-23-column sum (Y0-Y2
+// for the even terms, Y8-Y10 for the odd ones) and, when AX (acc) is set,
+// loads the output row at DI into the first; start is the label that
+// follows it.
+#define START16T(start) \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y8, Y8, Y8; \
+	VXORPS Y9, Y9, Y9; \
+	VXORPS Y10, Y10, Y10; \
+	TESTQ AX, AX; \
+	JZ start; \
+	LOAD16T(DI, Y0, Y1, Y2)
+
 // ADD4 adds b0-b3 into a0-a3 (the odd terms' chain into the even one's).
 #define ADD4(a0, a1, a2, a3, b0, b1, b2, b3) \
 	VADDPS b0, a0, a0; \
@@ -353,15 +368,7 @@ TEXT ·axpyRows16Tail(SB), NOSPLIT, $0-72
 	MOVQ ahead+64(FP), R15
 	LEAQ (R8)(R15*4), R15 // the end of the readable indices
 	VMOVDQU (BX), Y15
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	TESTQ AX, AX
-	JZ q16pairs
-	LOAD16T(DI, Y0, Y1, Y2)
+	START16T(q16pairs)
 q16pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT q16single
@@ -646,15 +653,7 @@ TEXT ·axpyLinks16Tail4(SB), NOSPLIT, $0-72
 	LEAQ (R8)(R15*4), R15 // the end of the readable child indices
 	LEAQ (DX)(DX*2), R12 // three rows' bytes
 	VMOVDQU (BX), Y15
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	TESTQ AX, AX
-	JZ l16links
-	LOAD16T(DI, Y0, Y1, Y2)
+	START16T(l16links)
 l16links:
 	LEAQ (4*PF_LINKS)(R8), R14
 	CMPQ R14, R15

@@ -36,6 +36,23 @@
 	PREFETCHT0 (AX); \
 	PREFETCHT0 (AX)(R14*1)
 
+// DOT4_ZERO clears the accumulators Y0-Y3 of four dots.
+#define DOT4_ZERO \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3
+
+// DOT4_BLOCK adds one full 8-column block (byte offset BX) of the four rows
+// at AX, R11, R12 and R13 times q's block to Y0-Y3 and steps BX to the next.
+#define DOT4_BLOCK \
+	VMOVUPS (SI)(BX*1), Y8; \
+	VFMADD231PS (AX)(BX*1), Y8, Y0; \
+	VFMADD231PS (R11)(BX*1), Y8, Y1; \
+	VFMADD231PS (R12)(BX*1), Y8, Y2; \
+	VFMADD231PS (R13)(BX*1), Y8, Y3; \
+	ADDQ $32, BX
+
 // DOT4_TAIL adds the masked tails of the four rows at AX, R11, R12 and R13
 // (byte offset BX) times q's tail Y14 to the accumulators Y0-Y3.
 #define DOT4_TAIL \
@@ -108,21 +125,13 @@ g4rows:
 	MOVLQSX 12(R9), R13
 	IMULQ R8, R13
 	ADDQ DX, R13
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	DOT4_ZERO
 	XORQ BX, BX
 	CMPQ BX, R10
 	JEQ g4tail
 
 g4block:
-	VMOVUPS (SI)(BX*1), Y8
-	VFMADD231PS (AX)(BX*1), Y8, Y0
-	VFMADD231PS (R11)(BX*1), Y8, Y1
-	VFMADD231PS (R12)(BX*1), Y8, Y2
-	VFMADD231PS (R13)(BX*1), Y8, Y3
-	ADDQ $32, BX
+	DOT4_BLOCK
 	CMPQ BX, R10
 	JNE g4block
 
@@ -247,21 +256,13 @@ l4rows:
 	LEAQ (AX)(R8*1), R11
 	LEAQ (R11)(R8*1), R12
 	LEAQ (R12)(R8*1), R13
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	DOT4_ZERO
 	XORQ BX, BX
 	CMPQ BX, R10
 	JEQ l4tail
 
 l4block:
-	VMOVUPS (SI)(BX*1), Y8
-	VFMADD231PS (AX)(BX*1), Y8, Y0
-	VFMADD231PS (R11)(BX*1), Y8, Y1
-	VFMADD231PS (R12)(BX*1), Y8, Y2
-	VFMADD231PS (R13)(BX*1), Y8, Y3
-	ADDQ $32, BX
+	DOT4_BLOCK
 	CMPQ BX, R10
 	JNE l4block
 
