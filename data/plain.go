@@ -13,6 +13,17 @@ import (
 	"github.com/prcaps/prcaps/tensor"
 )
 
+// LoadPlainDataset is LoadPlain as a Dataset of the node task, read from
+// the edges file (From): what train and predict take where Load gives a
+// named dataset.
+func LoadPlainDataset(edges, features, labels string) (*Dataset, error) {
+	nd, err := LoadPlain(edges, features, labels)
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{Name: nd.Name, Task: NodeTask, Node: nd, From: edges}, nil
+}
+
 // LoadPlain reads a user's own node-classification graph from plain text
 // files: an edge list, optional node features and node labels.
 //

@@ -76,6 +76,22 @@ func TestLoadPlainDefaults(t *testing.T) {
 	}
 }
 
+// LoadPlainDataset wraps LoadPlain's dataset as a node-task Dataset read
+// from the edges file, and passes its errors on.
+func TestLoadPlainDataset(t *testing.T) {
+	p := plainWrite(t, map[string]string{"e.txt": "0 1\n1 2\n", "l.txt": "0 a\n2 b\n"})
+	ds, err := LoadPlainDataset(p["e.txt"], "", p["l.txt"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Name != "e" || ds.Task != NodeTask || ds.Node == nil || ds.Graph != nil || ds.From != p["e.txt"] || ds.Node.Graph.N != 3 {
+		t.Fatalf("dataset %+v", ds)
+	}
+	if _, err := LoadPlainDataset(p["e.txt"]+".missing", "", ""); !errors.Is(err, ErrMissing) {
+		t.Errorf("a missing edges file: %v, want ErrMissing", err)
+	}
+}
+
 func TestLoadPlainErrors(t *testing.T) {
 	good := map[string]string{
 		"e": "0,1\n1,2\n",

@@ -47,11 +47,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	var ds *data.Dataset
 	switch {
 	case *edges != "":
-		nd, err := data.LoadPlain(*edges, *features, *labels)
-		if err != nil {
+		if ds, err = data.LoadPlainDataset(*edges, *features, *labels); err != nil {
 			return err
 		}
-		ds = &data.Dataset{Name: nd.Name, Task: data.NodeTask, Node: nd}
 	case *features != "" || *labels != "":
 		return usagef("--features and --labels go with --edges")
 	default:

@@ -168,11 +168,7 @@ func (f *trainFlags) loadData() (*data.Dataset, error) {
 		if f.labels == "" {
 			return nil, usagef("--edges needs --labels")
 		}
-		nd, err := data.LoadPlain(f.edges, f.features, f.labels)
-		if err != nil {
-			return nil, err
-		}
-		return &data.Dataset{Name: nd.Name, Task: data.NodeTask, Node: nd, From: f.edges}, nil
+		return data.LoadPlainDataset(f.edges, f.features, f.labels)
 	}
 	if f.features != "" || f.labels != "" {
 		return nil, usagef("--features and --labels go with --edges")
