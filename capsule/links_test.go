@@ -72,13 +72,8 @@ func TestPairLayout(t *testing.T) {
 			}
 		}
 		// Child i's group lists its links in increasing order, as their
-		// parents (the sources) and, row k by row k, the flat positions
-		// e·K+k of their weights (childOrder).
-		w := make([]float64, len(l.Child)*K)
-		for q := range w {
-			w[q] = float64(q)
-		}
-		order := childOrder(x, make([]float64, len(w)), w, K)
+		// parents (the sources) and their ids (through which the child-side
+		// sums read the links' weights).
 		for i := 0; i < l.Children; i++ {
 			lo := int(x.childPtr[i])
 			var es []int32
@@ -94,10 +89,8 @@ func TestPairLayout(t *testing.T) {
 				if got, want := x.childParent[lo+tt], x.parent[e]; got != want {
 					t.Errorf("K = %d, child %d: source %d is parent %d, want %d", K, i, tt, got, want)
 				}
-				for k := 0; k < K; k++ {
-					if got, want := order[K*lo+k*len(es)+tt], float64(int(e)*K+k); got != want {
-						t.Errorf("K = %d, child %d, k = %d: weight %d is w[%v], want w[%v]", K, i, k, tt, got, want)
-					}
+				if got := x.childLink[lo+tt]; got != e {
+					t.Errorf("K = %d, child %d: term %d is link %d, want %d", K, i, tt, got, e)
 				}
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -74,8 +73,9 @@ type linkIndex struct {
 //     (childParent[childPtr[i]:childPtr[i+1]]). The K rows of a child read
 //     the same parents, so they form a group of tensor.AggregateGroups
 //     whose sources are stored once: groups, over the link index's own
-//     childPtr and childParent. The weights go in that kernel's order,
-//     row by row within each child (childOrder).
+//     childPtr and childParent, with the links' ids (childLink): the
+//     E×K weights stay in link order, and tensor.AggregateGroupedLinked
+//     reads each term's K weights through its link id.
 type pairIndex struct {
 	ptr, child []int32
 	direct     bool // ptr and child unbuilt: the kernels read the links
@@ -91,45 +91,9 @@ func (pi *pairIndex) setGroups(x *linkIndex, K int) {
 	if err := pi.groups.Set(x.childPtr[:l.Children+1], x.childParent[:l.NumLinks()], K); err != nil {
 		panic(fmt.Sprintf("capsule: routing pair layout: %v", err))
 	}
-}
-
-// childOrder sets dst (E·K values) to the E×K per-pair matrix w in the
-// order of the child-side groups (pairIndex): child i's rows k = 0 … K−1
-// one after the other, each its links' weights in the order of the child
-// grouping, dst[K·childPtr[i] + k·n + t] = w[childLink[childPtr[i]+t]·K + k]
-// with n child i's links. It returns dst.
-func childOrder[T autodiff.Float](x *linkIndex, dst, w []T, K int) []T {
-	l := x.links
-	E := l.NumLinks()
-	if len(dst) != E*K || len(w) != E*K {
-		panic(fmt.Sprintf("capsule: childOrder: %d and %d values for %d links × %d", len(dst), len(w), E, K))
+	if err := pi.groups.SetLinks(x.childLink[:l.NumLinks()]); err != nil {
+		panic(fmt.Sprintf("capsule: routing pair layout: %v", err))
 	}
-	if K == 1 {
-		tensor.Gather(dst, w, x.childLink[:E])
-		return dst
-	}
-	ptr := x.childPtr[:l.Children+1]
-	for i, lo := range ptr[:l.Children] {
-		hi := ptr[i+1]
-		links := x.childLink[lo:hi]
-		n := len(links)
-		out := dst[K*int(lo) : K*int(hi)]
-		if K == 4 { // ACR's default: one row of w to four rows of out
-			o0, o1, o2, o3 := out[:n], out[n:2*n], out[2*n:3*n], out[3*n:4*n]
-			for t, e := range links {
-				r := w[4*int(e) : 4*int(e)+4 : 4*int(e)+4]
-				o0[t], o1[t], o2[t], o3[t] = r[0], r[1], r[2], r[3]
-			}
-			continue
-		}
-		for t, e := range links {
-			row := w[int(e)*K : int(e)*K+K]
-			for k, v := range row {
-				out[k*n+t] = v
-			}
-		}
-	}
-	return dst
 }
 
 // pairsFor returns the pair layout for K perspectives, building it when K,

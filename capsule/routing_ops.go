@@ -222,9 +222,8 @@ func (p *linkInnerOp[T]) Backward(out *autodiff.Var[T]) {
 		p.tmp.Data = nil
 	}
 	if p.x.RequiresGrad() {
-		gc := childOrder(p.ix, p.tape.Scratch(0, len(p.out.Grad.Data)), p.out.Grad.Data, K) // G in child-row order
 		p.gxv = pairRows(p.x.Grad.Data, l.Children*K, d)
-		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, gc, &p.zs, true)
+		tensor.AggregateGroupedLinked(&p.gxv, &p.pairs.groups, p.out.Grad.Data, &p.zs, true) // G read through the child grouping
 	}
 }
 
@@ -389,10 +388,9 @@ func (p *linkSumOp[T]) Backward(out *autodiff.Var[T]) {
 		}
 	}
 	if p.x.RequiresGrad() {
-		// w in child-row order, in slot 1: ∂w has been passed on by now.
-		wc := childOrder(p.ix, p.tape.Scratch(1, len(p.wv)), p.wv, p.k)
+		// w read through the child grouping.
 		p.gxv = pairRows(p.x.Grad.Data, p.ix.links.Children*p.k, p.d)
-		tensor.AggregateGrouped(&p.gxv, &p.pairs.groups, wc, &p.out.Grad, true)
+		tensor.AggregateGroupedLinked(&p.gxv, &p.pairs.groups, p.wv, &p.out.Grad, true)
 	}
 	p.wv, p.gw = nil, nil
 }

@@ -17,6 +17,7 @@ type kernel[T Float] struct {
 
 	dst, a, b *Dense[T]
 	ptr, idx  []int32
+	link      []int32 // AggregateGroupedLinked: the sources' link ids
 	w, x, y   []T
 	width     int // column-block width; SpMMT partition count; Gemm tile width
 	height    int // Gemm tile height
@@ -164,6 +165,7 @@ const (
 	kGemmTZ
 	kAggregateRows
 	kAggregateLinks
+	kAggregateGroupsLinked
 	kSpmmtParts
 	kSumParts
 	kGatherRows
@@ -199,6 +201,8 @@ func (k *kernel[T]) Range(lo, hi int) {
 		aggregateRows(k, lo, hi)
 	case kAggregateLinks:
 		aggregateLinks4(k, lo, hi)
+	case kAggregateGroupsLinked:
+		aggregateGroupsLinked(k, lo, hi)
 	case kSpmmtParts:
 		spmmtParts(k, lo, hi)
 	case kSumParts:

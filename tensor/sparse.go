@@ -69,6 +69,10 @@ type Groups struct {
 	ptr, src []int32
 	g        int
 	maxSrc   uint32 // the largest source, read as uint32
+	// link holds each source's link id (SetLinks), nil until then;
+	// maxLink is the largest, read as uint32.
+	link    []int32
+	maxLink uint32
 }
 
 // Set checks that ptr is a pointer over src (ptr[0] = 0, non-decreasing,
