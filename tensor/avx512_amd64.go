@@ -59,13 +59,3 @@ func gemmRowsZ2x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb in
 //
 //go:noescape
 func tanhAddDotLinksZ16(out, tau, p1, p2, w *float32, child, parent *int32, n, k int)
-
-// axpyRows16Tail4Links sums n source rows of h (indices idx, rows of
-// stride floats, stride 17-23) into the four output rows at dst (stride
-// apart), row r with the weight w[4·link[t] + r] of term t, each row with
-// axpyRows16Tail's arithmetic (see AggregateGroupedLinked). mask has a bit
-// for each column from the 17th on. The caller guarantees every row and
-// weight read lies in its slice.
-//
-//go:noescape
-func axpyRows16Tail4Links(dst *float32, h *float32, stride int, idx, link *int32, w *float32, n int, acc bool, mask int)

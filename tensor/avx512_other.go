@@ -45,7 +45,3 @@ func gemmRowsZ4x2S(dst *float32, ldd int, a *float32, lda int, b *float32, ldb i
 func gemmRowsZ4x2ST(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int, state *float32, mode int) {
 	panic("tensor: gemmRowsZ4x2ST without AVX-512")
 }
-
-func axpyRows16Tail4Links(dst *float32, h *float32, stride int, idx, link *int32, w *float32, n int, acc bool, mask int) {
-	panic("tensor: axpyRows16Tail4Links without AVX-512")
-}

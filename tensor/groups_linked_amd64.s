@@ -1,0 +1,121 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// The four-row grouped sum over links (axpyRows16Tail4Links): a term's
+// source row into z (16 columns) and y (the tail, masked by K1), and its
+// link's four weights, one per output row, broadcast into w0-w3.
+#define L4_SRC(ioff, z, y) \
+	MOVLQSX ioff(R8), R10; \
+	IMULQ DX, R10; \
+	VMOVUPS (SI)(R10*1), z; \
+	VMOVUPS.Z 64(SI)(R10*1), K1, y
+
+#define L4_W(loff, w0, w1, w2, w3) \
+	MOVLQSX loff(R9), R11; \
+	SHLQ $4, R11; \
+	VBROADCASTSS (R12)(R11*1), w0; \
+	VBROADCASTSS 4(R12)(R11*1), w1; \
+	VBROADCASTSS 8(R12)(R11*1), w2; \
+	VBROADCASTSS 12(R12)(R11*1), w3
+
+// L4_FMA adds the term (z, y) times w0-w3 to the four rows' accumulators:
+// columns 0-15 in a0-a3, the tail in t0-t3.
+#define L4_FMA(z, y, w0, w1, w2, w3, a0, a1, a2, a3, t0, t1, t2, t3) \
+	VFMADD231PS z, w0, a0; \
+	VFMADD231PS y, w0, t0; \
+	VFMADD231PS z, w1, a1; \
+	VFMADD231PS y, w1, t1; \
+	VFMADD231PS z, w2, a2; \
+	VFMADD231PS y, w2, t2; \
+	VFMADD231PS z, w3, a3; \
+	VFMADD231PS y, w3, t3
+
+// func axpyRows16Tail4Links(dst *float32, h *float32, stride int, idx *int32, link *int32, w *float32, n int, acc bool, mask int)
+//
+// Four output rows of 17-23 columns (dst, dst+stride, … floats apart)
+// that sum the same n source rows of h (idx, rows of stride floats), row
+// r with the weight w[4·link[e] + r] of the term's link. Each row gets the
+// operations of axpyRows16Tail in their order (even terms onto the old
+// row or zero, odd terms onto zero, then the two added), lane for lane,
+// so the results are those of axpyRows16Tail2 on two row pairs with the
+// weights laid out by row, bit for bit. mask has a bit for each column
+// from the 17th on. Z0-Z7 hold the even chain (columns 0-15 of rows 0-3,
+// then their tails), Z8-Z15 the odd one.
+TEXT ·axpyRows16Tail4Links(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ idx+24(FP), R8
+	MOVQ link+32(FP), R9
+	MOVQ w+40(FP), R12
+	MOVQ n+48(FP), CX
+	MOVBLZX acc+56(FP), AX
+	MOVQ mask+64(FP), BX
+	KMOVW BX, K1
+	LEAQ (DI)(DX*2), R13 // rows 2 and 3
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	TESTQ AX, AX
+	JZ l4pairs
+	VMOVUPS (DI), Z0
+	VMOVUPS.Z 64(DI), K1, Z4
+	VMOVUPS (DI)(DX*1), Z1
+	VMOVUPS.Z 64(DI)(DX*1), K1, Z5
+	VMOVUPS (R13), Z2
+	VMOVUPS.Z 64(R13), K1, Z6
+	VMOVUPS (R13)(DX*1), Z3
+	VMOVUPS.Z 64(R13)(DX*1), K1, Z7
+l4pairs: // two terms: the even one onto Z0-Z7, the odd one onto Z8-Z15
+	CMPQ CX, $2
+	JLT l4single
+	L4_SRC(0, Z24, Z25)
+	L4_W(0, Z16, Z17, Z18, Z19)
+	L4_FMA(Z24, Z25, Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	L4_SRC(4, Z26, Z27)
+	L4_W(4, Z20, Z21, Z22, Z23)
+	L4_FMA(Z26, Z27, Z20, Z21, Z22, Z23, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	ADDQ $8, R8
+	ADDQ $8, R9
+	SUBQ $2, CX
+	JMP l4pairs
+l4single:
+	TESTQ CX, CX
+	JZ l4sum
+	L4_SRC(0, Z24, Z25)
+	L4_W(0, Z16, Z17, Z18, Z19)
+	L4_FMA(Z24, Z25, Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+l4sum:
+	VADDPS Z8, Z0, Z0
+	VADDPS Z9, Z1, Z1
+	VADDPS Z10, Z2, Z2
+	VADDPS Z11, Z3, Z3
+	VADDPS Z12, Z4, Z4
+	VADDPS Z13, Z5, Z5
+	VADDPS Z14, Z6, Z6
+	VADDPS Z15, Z7, Z7
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z4, K1, 64(DI)
+	VMOVUPS Z1, (DI)(DX*1)
+	VMOVUPS Z5, K1, 64(DI)(DX*1)
+	VMOVUPS Z2, (R13)
+	VMOVUPS Z6, K1, 64(R13)
+	VMOVUPS Z3, (R13)(DX*1)
+	VMOVUPS Z7, K1, 64(R13)(DX*1)
+	VZEROUPPER
+	RET
