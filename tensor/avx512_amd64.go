@@ -59,3 +59,9 @@ func gemmRowsZ2x2(dst *float32, ldd int, a *float32, lda int, b *float32, ldb in
 //
 //go:noescape
 func tanhAddDotLinksZ16(out, tau, p1, p2, w *float32, child, parent *int32, n, k int)
+
+// tanhDotBackLinksZ16 is tanhDotBackLinksAVX for m = 16 on AVX-512, the
+// same operations lane for lane, so the same bits.
+//
+//go:noescape
+func tanhDotBackLinksZ16(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k int)

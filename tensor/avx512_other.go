@@ -45,3 +45,7 @@ func gemmRowsZ4x2S(dst *float32, ldd int, a *float32, lda int, b *float32, ldb i
 func gemmRowsZ4x2ST(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, pairs int, acc bool, mask int, state *float32, mode int) {
 	panic("tensor: gemmRowsZ4x2ST without AVX-512")
 }
+
+func tanhDotBackLinksZ16(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k int) {
+	panic("tensor: tanhDotBackLinksZ16 without AVX-512")
+}

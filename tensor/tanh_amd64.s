@@ -478,3 +478,90 @@ zlinkend:
 zdone:
 	VZEROUPPER
 	RET
+
+// TANH_BACK_Z is TANH_BACK on a block of sixteen lanes (τ in Z0, −up in
+// Z4, up in float64 in Z5, 1 in Z28): the same operations, lane for lane,
+// the float64 partial sums of ∂w in two vectors of eight.
+#define TANH_BACK_Z(nodst, nodst2, nodw) \
+	VMULPS Z0, Z0, Z6; \
+	VSUBPS Z28, Z6, Z6; \
+	VMULPS (R8)(BX*1), Z6, Z6; \
+	VMULPS Z4, Z6, Z6; \
+	TESTQ DI, DI; \
+	JZ nodst; \
+	VADDPS (DI)(BX*1), Z6, Z7; \
+	VMOVUPS Z7, (DI)(BX*1); \
+nodst: \
+	TESTQ R12, R12; \
+	JZ nodst2; \
+	VADDPS (R12)(BX*1), Z6, Z7; \
+	VMOVUPS Z7, (R12)(BX*1); \
+nodst2: \
+	TESTQ R9, R9; \
+	JZ nodw; \
+	VCVTPS2PD Y0, Z7; \
+	VFMADD213PD (R9), Z5, Z7; \
+	VMOVUPD Z7, (R9); \
+	VEXTRACTF64X4 $1, Z0, Y8; \
+	VCVTPS2PD Y8, Z8; \
+	VFMADD213PD 64(R9), Z5, Z8; \
+	VMOVUPD Z8, 64(R9); \
+	ADDQ $128, R9; \
+nodw:
+
+// func tanhDotBackLinksZ16(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k int)
+//
+// tanhDotBackLinksAVX for blocks of m = 16 on AVX-512: a block in one
+// vector, with the AVX2 kernel's operations lane for lane (TANH_BACK_Z),
+// so the results are the same bits.
+TEXT ·tanhDotBackLinksZ16(SB), NOSPLIT, $0-80
+	MOVQ tau+24(FP), R13
+	MOVQ w+32(FP), R8
+	MOVQ up+40(FP), R10
+	MOVQ child+48(FP), SI
+	MOVQ parent+56(FP), DX
+	MOVQ k+72(FP), R11
+	MOVQ R11, AX
+	SHLQ $6, AX // bytes per row
+	VBROADCASTSS tanhv<>+0(SB), Z28
+	VBROADCASTSS tanhv<>+96(SB), Z29
+	MOVQ n+64(FP), CX
+	TESTQ CX, CX
+	JZ zbdone
+zblink:
+	MOVQ dst+0(FP), DI
+	TESTQ DI, DI
+	JZ zbnodst
+	MOVLQSX (DX), BX
+	IMULQ AX, BX
+	ADDQ BX, DI
+zbnodst:
+	MOVQ dst2+8(FP), R12
+	TESTQ R12, R12
+	JZ zbnodst2
+	MOVLQSX (SI), BX
+	IMULQ AX, BX
+	ADDQ BX, R12
+zbnodst2:
+	MOVQ dw+16(FP), R9
+	XORQ BX, BX // byte offset into the link's dst rows, tau and w
+	MOVQ R11, CX
+zbkloop:
+	VBROADCASTSS (R10), Y5
+	VCVTPS2PD Y5, Z5
+	VBROADCASTSS (R10), Z4
+	VMULPS Z29, Z4, Z4
+	VMOVUPS (R13)(BX*1), Z0 // τ
+	TANH_BACK_Z(zbnod, zbnod2, zbnodw)
+	ADDQ $64, BX
+	ADDQ $4, R10
+	DECQ CX
+	JNZ zbkloop
+	ADDQ BX, R13
+	ADDQ $4, SI
+	ADDQ $4, DX
+	DECQ n+64(FP)
+	JNZ zblink
+zbdone:
+	VZEROUPPER
+	RET

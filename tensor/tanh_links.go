@@ -69,6 +69,10 @@ func TanhDotBackLinks(dst, dst2 []float32, dw []float64, tau, w, up []float32, c
 		checkSources(child, len(dst2)/row)
 	}
 	if m := row / K; haveAVX2FMA && m%8 == 0 {
+		if haveAVX512 && m == 16 {
+			tanhDotBackLinksZ16(first(dst), first(dst2), first(dw), &tau[0], &w[0], &up[0], &child[0], &parent[0], n, K)
+			return
+		}
 		tanhDotBackLinksAVX(first(dst), first(dst2), first(dw), &tau[0], &w[0], &up[0], &child[0], &parent[0], n, K, m)
 		return
 	}
