@@ -65,3 +65,9 @@ func tanhAddDotLinksZ16(out, tau, p1, p2, w *float32, child, parent *int32, n, k
 //
 //go:noescape
 func tanhDotBackLinksZ16(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k int)
+
+// axpyRowsZ64 is axpyRows32 for 64 columns on AVX-512, each column with
+// axpyRows32's operations, so the same bits as two axpyRows32 calls.
+//
+//go:noescape
+func axpyRowsZ64(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool)

@@ -49,3 +49,7 @@ func gemmRowsZ4x2ST(dst *float32, ldd int, a *float32, lda int, b *float32, ldb 
 func tanhDotBackLinksZ16(dst, dst2 *float32, dw *float64, tau, w, up *float32, child, parent *int32, n, k int) {
 	panic("tensor: tanhDotBackLinksZ16 without AVX-512")
 }
+
+func axpyRowsZ64(dst *float32, h *float32, stride int, idx *int32, w *float32, n int, acc bool) {
+	panic("tensor: axpyRowsZ64 without AVX-512")
+}

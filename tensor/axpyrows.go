@@ -80,6 +80,11 @@ func axpyRowAVX(row, h []float32, c int, idx *int32, w *float32, n int, acc bool
 		return
 	}
 	j := 0
+	if w != nil && haveAVX512 {
+		for ; j+64 <= c; j += 64 {
+			axpyRowsZ64(&row[j], &h[j], c, idx, w, n, acc)
+		}
+	}
 	for ; j+32 <= c; j += 32 {
 		if w != nil {
 			axpyRows32(&row[j], &h[j], c, idx, w, n, acc)
