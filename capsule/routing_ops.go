@@ -298,12 +298,7 @@ func (p *linkSumOp[T]) gatedProduct() {
 	k := p.k
 	gv, cv := p.gamma.Value.Data, p.c.Value.Data
 	p.wv = p.tape.Scratch(0, len(cv)*k)
-	for e, ce := range cv {
-		w, g := p.wv[e*k:(e+1)*k], gv[e*k:(e+1)*k]
-		for q, ge := range g[:len(w)] {
-			w[q] = ge * ce // autodiff.Mul's product
-		}
-	}
+	tensor.ScaleGroups(p.wv, gv, cv, k, false) // autodiff.Mul's products
 }
 
 // linkSumRecord returns out's linkSum record, set up for x.
@@ -407,18 +402,19 @@ func (p *linkSumOp[T]) backwardGates() {
 	if p.c.RequiresGrad() {
 		gc = p.c.Grad.Data
 	}
-	for e, ce := range cv {
+	if gg != nil {
+		tensor.ScaleGroups(gg, p.gw, cv, k, true) // ∂γ_ek += ∂w_ek·c_e
+	}
+	if gc == nil {
+		return
+	}
+	for e := range cv {
 		dw, g := p.gw[e*k:(e+1)*k], gv[e*k:(e+1)*k]
-		if gg != nil {
-			addScaled(gg[e*k:(e+1)*k], dw, ce)
+		s := 0.0
+		for q, v := range dw[:len(g)] {
+			s += float64(v) * float64(g[q])
 		}
-		if gc != nil {
-			s := 0.0
-			for q, v := range dw[:len(g)] {
-				s += float64(v) * float64(g[q])
-			}
-			gc[e] += T(s)
-		}
+		gc[e] += T(s)
 	}
 }
 
@@ -474,8 +470,9 @@ func linkAgree[T autodiff.Float](t *autodiff.Tape[T], b, gamma, h *autodiff.Var[
 
 // Backward implements autodiff.Op: ∂b_e += G_e, ∂γ_ek += G_e·h_ek, ∂h_ek +=
 // G_e·γ_ek. ∂γ goes through tensor.VecMulAdd for K ≥ 8, as autodiff.Mul's
-// backward pass does (fused multiply-adds on AVX2), and through scalar
-// steps below 8; ∂h always through scalar steps, as Mul's.
+// backward pass does (fused multiply-adds on AVX2), and below 8, as ∂h
+// always, through tensor.ScaleGroups: a rounded product, then the sum, as
+// Mul's scalar steps.
 func (p *linkAgreeOp[T]) Backward(out *autodiff.Var[T]) {
 	g := out.Grad.Data
 	k := p.gamma.Value.Cols
@@ -490,31 +487,22 @@ func (p *linkAgreeOp[T]) Backward(out *autodiff.Var[T]) {
 	if p.h.RequiresGrad() {
 		gh = p.h.Grad.Data
 	}
-	var rep [maxGateK]T
-	for e, ge := range g {
-		gr, hr := gv[e*k:(e+1)*k], hv[e*k:(e+1)*k]
-		switch {
-		case gg == nil:
-		case k >= 8:
+	switch {
+	case gg == nil:
+	case k >= 8:
+		var rep [maxGateK]T
+		for e, ge := range g {
 			r := rep[:k]
 			for q := range r {
 				r[q] = ge
 			}
-			tensor.VecMulAdd(gg[e*k:(e+1)*k], r, hr)
-		default:
-			addScaled(gg[e*k:(e+1)*k], hr, ge)
+			tensor.VecMulAdd(gg[e*k:(e+1)*k], r, hv[e*k:(e+1)*k])
 		}
-		if gh != nil {
-			addScaled(gh[e*k:(e+1)*k], gr, ge)
-		}
+	default:
+		tensor.ScaleGroups(gg, hv, g, k, true)
 	}
-}
-
-// addScaled sets dst += s·x in scalar steps, each product rounded to T as
-// autodiff.Mul's backward pass rounds it on rows shorter than 8.
-func addScaled[T autodiff.Float](dst, x []T, s T) {
-	for q, v := range x[:len(dst)] {
-		dst[q] += s * v
+	if gh != nil {
+		tensor.ScaleGroups(gh, gv, g, k, true)
 	}
 }
 

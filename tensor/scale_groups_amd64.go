@@ -1,0 +1,9 @@
+//go:build !purego
+
+package tensor
+
+// scaleGroups4Z is ScaleGroups for float32 groups of four on AVX-512, n
+// groups (a multiple of 4).
+//
+//go:noescape
+func scaleGroups4Z(dst, x, s *float32, n int, acc bool)
