@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "axpyrows_amd64.h"
 #include "gemm_amd64.h"
 
 // Pieces shared by the row-sum kernels below, which keep output rows in
@@ -93,14 +94,7 @@
 // Zero weights are not skipped: after dropout they come in a random
 // pattern, and the mispredicted branches cost more than the work saved.
 TEXT ·axpyRows32(SB), NOSPLIT, $0-49
-	MOVQ dst+0(FP), DI
-	MOVQ h+8(FP), SI
-	MOVQ stride+16(FP), DX
-	SHLQ $2, DX
-	MOVQ idx+24(FP), R8
-	MOVQ w+32(FP), R9
-	MOVQ n+40(FP), CX
-	MOVBLZX acc+48(FP), AX
+	ROWS_ARGS
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -116,10 +110,7 @@ r32loop0:
 r32pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT r32single
-	MOVLQSX (R8), R10
-	IMULQ DX, R10
-	MOVLQSX 4(R8), R11
-	IMULQ DX, R11
+	TERM_PAIR
 	VBROADCASTSS (R9), Y4
 	VBROADCASTSS 4(R9), Y5
 	ROW32(Y4, SI, R10, Y0, Y1, Y2, Y3)
@@ -146,14 +137,7 @@ r32sum:
 // The same for 8 outputs, alternating two accumulators so that consecutive
 // terms do not wait on each other's FMA.
 TEXT ·axpyRows8(SB), NOSPLIT, $0-49
-	MOVQ dst+0(FP), DI
-	MOVQ h+8(FP), SI
-	MOVQ stride+16(FP), DX
-	SHLQ $2, DX
-	MOVQ idx+24(FP), R8
-	MOVQ w+32(FP), R9
-	MOVQ n+40(FP), CX
-	MOVBLZX acc+48(FP), AX
+	ROWS_ARGS
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	TESTQ AX, AX
@@ -162,10 +146,7 @@ TEXT ·axpyRows8(SB), NOSPLIT, $0-49
 r8pairs:
 	CMPQ CX, $2
 	JLT r8single
-	MOVLQSX (R8), R10
-	IMULQ DX, R10
-	MOVLQSX 4(R8), R11
-	IMULQ DX, R11
+	TERM_PAIR
 	VBROADCASTSS (R9), Y4
 	VBROADCASTSS 4(R9), Y5
 	VFMADD231PS (SI)(R10*1), Y4, Y0
@@ -263,14 +244,7 @@ s8done:
 // masked loads and stores (VMASKMOVPS) never touch the other lanes, so the
 // last row of h and dst can end anywhere. A nil w means unit weights.
 TEXT ·axpyRowsTail(SB), NOSPLIT, $0-64
-	MOVQ dst+0(FP), DI
-	MOVQ h+8(FP), SI
-	MOVQ stride+16(FP), DX
-	SHLQ $2, DX
-	MOVQ idx+24(FP), R8
-	MOVQ w+32(FP), R9
-	MOVQ n+40(FP), CX
-	MOVBLZX acc+48(FP), AX
+	ROWS_ARGS
 	MOVQ mask+56(FP), BX
 	VMOVDQU (BX), Y5
 	VXORPS Y0, Y0, Y0
@@ -284,10 +258,7 @@ rtstart:
 rtpairs:
 	CMPQ CX, $2
 	JLT rtsingle
-	MOVLQSX (R8), R10
-	IMULQ DX, R10
-	MOVLQSX 4(R8), R11
-	IMULQ DX, R11
+	TERM_PAIR
 	VMASKMOVPS (SI)(R10*1), Y5, Y6
 	VMASKMOVPS (SI)(R11*1), Y5, Y7
 	VBROADCASTSS (R9), Y2
@@ -310,10 +281,7 @@ rtsingle:
 rtunit:
 	CMPQ CX, $2
 	JLT rtunit1
-	MOVLQSX (R8), R10
-	IMULQ DX, R10
-	MOVLQSX 4(R8), R11
-	IMULQ DX, R11
+	TERM_PAIR
 	VMASKMOVPS (SI)(R10*1), Y5, Y6
 	VMASKMOVPS (SI)(R11*1), Y5, Y7
 	VADDPS Y6, Y0, Y0
@@ -356,14 +324,7 @@ rtdone:
 // of one pass per block. w must not be nil. idx[0:ahead] (ahead ≥ n) may be
 // read: the terms after the n summed, whose rows are prefetched.
 TEXT ·axpyRows16Tail(SB), NOSPLIT, $0-72
-	MOVQ dst+0(FP), DI
-	MOVQ h+8(FP), SI
-	MOVQ stride+16(FP), DX
-	SHLQ $2, DX
-	MOVQ idx+24(FP), R8
-	MOVQ w+32(FP), R9
-	MOVQ n+40(FP), CX
-	MOVBLZX acc+48(FP), AX
+	ROWS_ARGS
 	MOVQ mask+56(FP), BX
 	MOVQ ahead+64(FP), R15
 	LEAQ (R8)(R15*4), R15 // the end of the readable indices
@@ -378,10 +339,7 @@ q16pairs: // two terms per iteration into two sets of accumulators
 	PF_TERM(4*PF_TERMS)
 	PF_TERM(4*PF_TERMS+4)
 q16rows:
-	MOVLQSX (R8), R10
-	IMULQ DX, R10
-	MOVLQSX 4(R8), R11
-	IMULQ DX, R11
+	TERM_PAIR
 	VBROADCASTSS (R9), Y4
 	VBROADCASTSS 4(R9), Y5
 	ROW16T(Y4, SI, R10, Y6, Y0, Y1, Y2)
@@ -446,10 +404,7 @@ TEXT ·axpyRows16Tail2(SB), NOSPLIT, $0-72
 t2pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT t2single
-	MOVLQSX (R8), R10
-	IMULQ DX, R10
-	MOVLQSX 4(R8), R11
-	IMULQ DX, R11
+	TERM_PAIR
 	VBROADCASTSS (R9), Y12
 	VBROADCASTSS (R12), Y13
 	ROW16T2(Y12, Y13, SI, R10, Y14, Y0, Y1, Y2, Y6, Y7, Y8)

@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "axpyrows_amd64.h"
 
 // ROWZ64 adds w times the 64 floats of a source row at base+off to a0-a3.
 #define ROWZ64(w, base, off, a0, a1, a2, a3) \
@@ -17,14 +18,7 @@
 // the two added), so the same bits as two axpyRows32 calls; each term's
 // index and weight are read once for the 64 columns.
 TEXT ·axpyRowsZ64(SB), NOSPLIT, $0-49
-	MOVQ dst+0(FP), DI
-	MOVQ h+8(FP), SI
-	MOVQ stride+16(FP), DX
-	SHLQ $2, DX
-	MOVQ idx+24(FP), R8
-	MOVQ w+32(FP), R9
-	MOVQ n+40(FP), CX
-	MOVBLZX acc+48(FP), AX
+	ROWS_ARGS
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -43,10 +37,7 @@ z64zero:
 z64pairs: // two terms per iteration into two sets of accumulators
 	CMPQ CX, $2
 	JLT z64single
-	MOVLQSX (R8), R10
-	IMULQ DX, R10
-	MOVLQSX 4(R8), R11
-	IMULQ DX, R11
+	TERM_PAIR
 	VBROADCASTSS (R9), Z4
 	VBROADCASTSS 4(R9), Z5
 	ROWZ64(Z4, SI, R10, Z0, Z1, Z2, Z3)
