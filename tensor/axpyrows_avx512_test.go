@@ -19,20 +19,7 @@ func TestAggregateRowsZ64MatchesAVX2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const rows = 60
 	for _, c := range []int{64, 70, 128} {
-		h := make([]float32, rows*c)
-		for i := range h {
-			h[i] = rng.Float32()*2 - 1
-		}
-		ptr := []int32{0}
-		var src []int32
-		var w []float32
-		for v := 0; v < rows; v++ {
-			for e := rng.IntN(10); e > 0; e-- {
-				src = append(src, int32(rng.IntN(rows)))
-				w = append(w, rng.Float32()*2-1)
-			}
-			ptr = append(ptr, int32(len(src)))
-		}
+		h, ptr, src, w := randomRowTerms(rng, rows, c, 10, false)
 		for _, acc := range []bool{false, true} {
 			t.Run(fmt.Sprintf("c=%d/acc=%v", c, acc), func(t *testing.T) {
 				got := make([]float32, rows*c)

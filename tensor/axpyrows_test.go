@@ -16,24 +16,7 @@ func TestAggregateRowsAVXMatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const rows = 40
 	for _, c := range []int{1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 18, 20, 23, 24, 31, 32, 33, 39, 40, 64, 70} {
-		h := make([]float32, rows*c)
-		for i := range h {
-			h[i] = rng.Float32()*2 - 1
-		}
-		ptr := []int32{0}
-		var src []int32
-		var w []float32
-		for v := 0; v < rows; v++ {
-			for e := rng.IntN(6); e > 0; e-- { // some rows empty
-				src = append(src, int32(rng.IntN(rows)))
-				wt := rng.Float32()
-				if rng.IntN(3) == 0 {
-					wt = 0 // dropped by dropout: skipped
-				}
-				w = append(w, wt)
-			}
-			ptr = append(ptr, int32(len(src)))
-		}
+		h, ptr, src, w := randomRowTerms(rng, rows, c, 6, true)
 		for _, weights := range [][]float32{w, nil} {
 			for _, acc := range []bool{false, true} {
 				got := make([]float32, rows*c)
@@ -51,6 +34,30 @@ func TestAggregateRowsAVXMatchesGo(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomRowTerms returns h (rows × c values in [−1, 1)) and, for each of
+// rows output rows, 0 to maxTerms−1 terms: their source rows of h (src,
+// by the row pointer ptr) and weights in [−1, 1), a third of them zero
+// when zeros is set (as dropout leaves them).
+func randomRowTerms(rng *rand.Rand, rows, c, maxTerms int, zeros bool) (h []float32, ptr, src []int32, w []float32) {
+	h = make([]float32, rows*c)
+	for i := range h {
+		h[i] = rng.Float32()*2 - 1
+	}
+	ptr = []int32{0}
+	for v := 0; v < rows; v++ {
+		for e := rng.IntN(maxTerms); e > 0; e-- {
+			src = append(src, int32(rng.IntN(rows)))
+			wt := rng.Float32()*2 - 1
+			if zeros && rng.IntN(3) == 0 {
+				wt = 0
+			}
+			w = append(w, wt)
+		}
+		ptr = append(ptr, int32(len(src)))
+	}
+	return h, ptr, src, w
 }
 
 func TestAggregateRejectsBadSources(t *testing.T) {
