@@ -2,15 +2,16 @@
 // on it: row-major dense matrices, CSR sparse matrices, and parallel kernels
 // (gemm, SpMM, gather/scatter of rows, segment reductions over CSR-by-target
 // graphs), plus the vector kernels of capsule routing's per-link work
-// (Aggregate, AggregateGroups, AggregateLinks, GatherDot, GatherDotLinks,
-// Gather, TanhAddDotBlocks with TanhAddDotBack and TanhDotBack, Sigmoid64,
-// Log64).
+// (Aggregate, AggregateGroups, AggregateGroupedLinked, AggregateLinks,
+// GatherDot, GatherDotLinks, Gather, ScaleGroups, TanhAddDotBlocks with
+// TanhAddDotBack and TanhDotBack, Sigmoid64, Log64).
 //
 // On amd64 with AVX2 and FMA the float32 row kernels (and Sigmoid64 and Log64,
 // the latter with math.Log's bits) run in
-// assembly; where AVX-512 is present too, Gemm's row kernels and the
-// alignment's tanh forward pass use it, with the AVX2 kernels' arithmetic
-// lane for lane. Elsewhere, or with the purego
+// assembly; where AVX-512 is present too, Gemm's row kernels, 64-column
+// row sums, the grouped sums over links, ScaleGroups and the alignment's
+// tanh passes use it, with the AVX2 kernels' (or the plain loops')
+// arithmetic lane for lane. Elsewhere, or with the purego
 // build tag, portable Go loops do the same work, and the tests compare them.
 //
 // The types and most kernels are generic over the element type (float32 for
