@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -145,12 +144,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
-	suiteSet, dataSet := false, false
-	fs.Visit(func(fl *flag.Flag) {
-		suiteSet = suiteSet || fl.Name == "suite" || fl.Name == "speed" || fl.Name == "scale"
-		dataSet = dataSet || fl.Name == "data"
-	})
-	if err := checkRoot(o.Root, dataSet); err != nil {
+	set := setFlags(fs)
+	suiteSet := set["suite"] || set["speed"] || set["scale"]
+	if err := checkRoot(o.Root, set["data"]); err != nil {
 		return f, err
 	}
 	switch {

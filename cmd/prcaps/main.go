@@ -132,6 +132,14 @@ func printDefaults(fs *flag.FlagSet, w io.Writer) {
 
 // parseFlags parses args, turning flag errors into usage errors and
 // rejecting positional arguments.
+// setFlags reports the flags given on the command line (after parseFlags),
+// by name: what tells a flag left at its default from one set to it.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -30,9 +29,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *ckPath == "" {
 		return usagef("--model FILE is required")
 	}
-	dataSet := false
-	fs.Visit(func(fl *flag.Flag) { dataSet = dataSet || fl.Name == "data" })
-	if err := checkRoot(*root, dataSet); err != nil {
+	if err := checkRoot(*root, setFlags(fs)["data"]); err != nil {
 		return err
 	}
 	p, err := predict.Load(*ckPath)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -84,8 +83,7 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	f.set = map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.set = setFlags(fs)
 	if f.cpuProfile != "" {
 		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -53,7 +52,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{"--grid " + err.Error()}
 	}
-	if err := checkRoot(f.root, isSet(fs, "data")); err != nil {
+	if err := checkRoot(f.root, setFlags(fs)["data"]); err != nil {
 		return err
 	}
 	ds, err := data.Load(f.dataset, data.Options{Root: f.root})
@@ -105,10 +104,4 @@ func optionsText(a map[string]string) string {
 		parts = append(parts, "--"+k+" "+a[k])
 	}
 	return strings.Join(parts, " ")
-}
-
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
