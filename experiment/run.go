@@ -116,6 +116,16 @@ func (r Run) ModelName() string {
 	return r.Model
 }
 
+// ProtocolName is the name of the protocol the run follows: the graph
+// protocol's for a graph dataset, else the node protocol's (as its
+// summary's Protocol says).
+func (r Run) ProtocolName() string {
+	if r.Dataset != nil && r.Dataset.Task == data.GraphTask {
+		return r.Graph.Name()
+	}
+	return r.Node.Name()
+}
+
 // TrainConfig is the training configuration the run uses.
 func (r Run) TrainConfig() train.Config {
 	if r.Train == (train.Config{}) {

@@ -223,10 +223,7 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	flush := func() {}
 	run.Progress = prog
 	if f.asJSON {
-		proto := run.Node.Name()
-		if ds.Task == data.GraphTask {
-			proto = run.Graph.Name()
-		}
+		proto := run.ProtocolName()
 		run.OnRun, flush = experiment.InRunOrder(func(i int, r train.Result) {
 			enc.Encode(experiment.RunRecord{Dataset: ds.Name, Task: ds.Task.String(), Model: run.ModelName(), Protocol: proto, Run: i, Result: r})
 		})
