@@ -445,14 +445,14 @@ func (p *attentionOp[T]) reduceRows(lo, hi int) {
 
 func growT[T Float](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]T, n)
+		return tensor.Make[T](n)
 	}
 	return b[:n]
 }
 
 func growF64(b []float64, n int) []float64 {
 	if cap(b) < n {
-		return make([]float64, n)
+		return tensor.Make[float64](n)
 	}
 	return b[:n]
 }

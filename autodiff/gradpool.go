@@ -1,5 +1,7 @@
 package autodiff
 
+import "github.com/prcaps/prcaps/tensor"
+
 // gradPool holds the zeroed gradient buffers of a tape's ReleaseGrads passes
 // between the steps that use them. A pass makes the same requests in the
 // same order as the one before whenever the shapes repeat, so after a few
@@ -32,7 +34,7 @@ func (p *gradPool[T]) get(n int) []T {
 			p.remove(largest)
 		}
 		p.all += int64(n)
-		return make([]T, n)
+		return tensor.Make[T](n)
 	}
 	b := p.free[best]
 	p.remove(best)

@@ -1,6 +1,10 @@
 package autodiff
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/prcaps/prcaps/tensor"
+)
 
 // ScratchSlots is the number of scratch buffers a tape lends (see Scratch).
 const ScratchSlots = 4
@@ -20,7 +24,7 @@ func (t *Tape[T]) Scratch(slot, n int) []T {
 	}
 	b := t.scratch[slot]
 	if cap(b) < n {
-		b = make([]T, n)
+		b = tensor.Make[T](n)
 		t.scratch[slot] = b
 	}
 	return b[:n]

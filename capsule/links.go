@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/prcaps/prcaps/nn"
+	"github.com/prcaps/prcaps/tensor"
 )
 
 // Links are the child→parent connections of a capsule routing layer, stored
@@ -82,7 +83,7 @@ func NodeLinksInto(dst *Links, n int, ptr, src []int32) *Links {
 // undefined): the per-batch buffers of links and ops reuse their storage.
 func grow[E any](b []E, n int) []E {
 	if cap(b) < n {
-		return make([]E, n)
+		return tensor.Make[E](n)
 	}
 	return b[:n]
 }

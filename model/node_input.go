@@ -125,7 +125,7 @@ func (in *nodeInput) rowLinks(rows []int32) (*capsule.Links, []int32) {
 
 func grow32(b []int32, n int) []int32 {
 	if cap(b) < n {
-		return make([]int32, n)
+		return tensor.Make[int32](n)
 	}
 	return b[:n]
 }

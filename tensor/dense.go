@@ -19,7 +19,7 @@ func NewDense[T Float](r, c int) *Dense[T] {
 	if r < 0 || c < 0 {
 		panic(fmt.Sprintf("tensor: negative shape %d×%d", r, c))
 	}
-	return &Dense[T]{Rows: r, Cols: c, Data: make([]T, r*c)}
+	return &Dense[T]{Rows: r, Cols: c, Data: Make[T](r * c)}
 }
 
 // FromRows builds a dense matrix from a slice of equal-length rows.
@@ -58,7 +58,7 @@ func (m *Dense[T]) SameShape(o *Dense[T]) bool { return m.Rows == o.Rows && m.Co
 func (m *Dense[T]) Reshape(r, c int) {
 	n := r * c
 	if cap(m.Data) < n {
-		m.Data = make([]T, n)
+		m.Data = Make[T](n)
 	}
 	m.Data = m.Data[:n]
 	m.Rows, m.Cols = r, c

@@ -491,7 +491,7 @@ func (m *CSR[T]) TransposeInto(t *CSR[T], perm *[]int32) {
 
 func growInt32(b []int32, n int) []int32 {
 	if cap(b) < n {
-		return make([]int32, n)
+		return Make[int32](n)
 	}
 	return b[:n]
 }
