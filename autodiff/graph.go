@@ -130,14 +130,14 @@ func (p *graphConvSparseOp[T]) Backward(out *Var[T]) {
 		p.xw = tensor.Dense[T]{Rows: p.adj.A.Cols, Cols: C, Data: p.tape.Scratch(0, p.adj.A.Cols*C)}
 		clear(p.xw.Data) // a zero gradient buffer, as the pool hands x·w
 		tensor.SpMM(&p.xw, p.adj.AT, &out.Grad, true)
-		tensor.SpMM(&p.w.Grad, p.x.AT, &p.xw, true)
+		transposedGrad(&p.w.Grad, p.x, &p.xw)
 		p.xw.Data = nil
 	}
 }
 
 // GraphConvSparse records out = A·(x·w) + b, a graph convolution of
-// constant sparse features x (kept with their transpose, as
-// SpMMTransposed takes them) with weights w and a bias row b: the same
+// constant sparse features x (prepared as SpMMTransposed takes them) with
+// weights w and a bias row b: the same
 // values and gradients as SpMMTransposed then GraphAggregateBias, bit for
 // bit, but x·w lives only in the tape's scratch, within each call, instead
 // of on the tape. It panics on shape mismatches.

@@ -43,20 +43,33 @@ type spmmAdjOp[T Float] struct {
 	w *Var[T]
 }
 
-// Backward implements Op: ∂w += x.AT·∂out, row-parallel with each row of
-// ∂w accumulated in cache and no reduction of per-goroutine copies, which
-// tensor.SpMMT (used by SpMM) needs.
+// Backward implements Op: ∂w += x.Aᵀ·∂out (transposedGrad).
 func (p *spmmAdjOp[T]) Backward(out *Var[T]) {
 	if p.w.requiresGrad {
-		tensor.SpMM(&p.w.Grad, p.x.AT, &out.Grad, true)
+		transposedGrad(&p.w.Grad, p.x, &out.Grad)
 	}
 }
 
-// SpMMTransposed is SpMM for a sparse input whose transpose is kept:
-// out = x.A·w, and the backward pass uses x.AT. Build x once with
-// tensor.NewAdjacency; when x.A's values change in place (for instance
-// tensor.DropoutCSR writing into x.A from the clean features, which keeps
-// the structure), call x.SyncValues before the backward pass.
+// transposedGrad adds x.Aᵀ·g to dst: with x.AT when x keeps its transpose
+// (row-parallel, each row of dst accumulated in cache, no reduction of
+// per-goroutine copies as tensor.SpMMT needs), else from x.A's rows by
+// tensor.TransposedSpMM, with the same bits.
+func transposedGrad[T Float](dst *tensor.Dense[T], x *tensor.Adjacency[T], g *tensor.Dense[T]) {
+	if x.AT == nil {
+		tensor.TransposedSpMM(dst, x.A, g, true)
+		return
+	}
+	tensor.SpMM(dst, x.AT, g, true)
+}
+
+// SpMMTransposed is SpMM for a sparse input prepared for its backward
+// pass: out = x.A·w, and the backward pass adds x.Aᵀ·∂out to ∂w with the
+// kept transpose x.AT, or, when x.AT is nil, from x.A's rows
+// (tensor.TransposedSpMM; the same bits, no transpose in memory). With a
+// kept transpose (tensor.NewAdjacency), when x.A's values change in place
+// (for instance tensor.DropoutCSR writing into x.A from the clean
+// features, which keeps the structure), call x.SyncValues before the
+// backward pass. nn.SparseInput prepares features either way.
 func SpMMTransposed[T Float](t *Tape[T], x *tensor.Adjacency[T], w *Var[T]) *Var[T] {
 	a := x.A
 	if a.Cols != w.Value.Rows {

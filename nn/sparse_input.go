@@ -7,17 +7,19 @@ import (
 	"github.com/prcaps/prcaps/tensor"
 )
 
-// SparseInput holds a model's sparse input features X with the transpose
-// that the backward pass of X·W needs (∂W = Xᵀ∂Y as a row-parallel SpMM),
-// and, once a pass asks for dropout, a copy of X's values for it: dropout on
-// sparse inputs touches only the non-zeros, the copy shares X's structure,
-// and its transpose shares the structure of X's transpose, so that it is
-// refreshed by a permutation of the values rather than rebuilt. The zero
-// value is ready for Reset.
+// SparseInput holds a model's sparse input features X for SpMMTransposed
+// and, once a pass asks for dropout, a copy of X's values for it: dropout
+// on sparse inputs touches only the non-zeros, and the copy shares X's
+// structure. For large X, where tensor.TransposedSpMM works from X's rows
+// (float32 on AVX2), the backward pass of X·W needs nothing more; else X's
+// transpose is kept too, and the dropout copy's transpose shares its
+// structure, so that it is refreshed by a permutation of the values rather
+// than rebuilt. The zero value is ready for Reset.
 type SparseInput[T autodiff.Float] struct {
 	clean, drop tensor.Adjacency[T]
 	dropX       tensor.CSR[T]
 	dropSet     bool // drop is paired with the current X (see Apply)
+	rows        bool // no transposes: the backward pass reads X's rows
 }
 
 // NewSparseInput prepares x (not modified) for SpMM with dropout.
@@ -28,12 +30,28 @@ func NewSparseInput[T autodiff.Float](x *tensor.CSR[T]) *SparseInput[T] {
 }
 
 // Reset points s at the features x (not modified), rebuilding the
-// transposes into s's storage: graph mini-batches change their features
-// every step without allocating once warm.
+// transposes, where they are kept, into s's storage: graph mini-batches
+// change their features every step without allocating once warm.
 func (s *SparseInput[T]) Reset(x *tensor.CSR[T]) {
-	s.clean.Reset(x)
+	s.rows = tensor.TransposedSpMMInPlace[T]() && len(x.Data) == len(x.Indices) && len(x.Indices) >= rowsMinEntries
+	if s.rows {
+		s.clean = tensor.Adjacency[T]{A: x}
+	} else {
+		s.clean.Reset(x)
+	}
 	s.dropSet = false
 }
+
+// rowsMinEntries is the least number of non-zeros for which SparseInput
+// keeps no transpose. Below it the kept transpose is the faster: the
+// backward pass reads the rows of ∂(X·W) that it gathers from cache, and
+// refreshing the dropped values' transpose costs little (Cora's 49k
+// non-zeros: 0.14 ms a step with the transpose, 0.3 ms from X's rows).
+// From about half a million non-zeros up (Coauthor CS's 1.1 million: 7.4
+// against 6.0 ms) the refresh costs more than the row pass saves, and the
+// three transposed arrays of the features and their dropout copy weigh
+// tens of megabytes.
+const rowsMinEntries = 1 << 19
 
 // Cols is the feature dimension.
 func (s *SparseInput[T]) Cols() int { return s.clean.A.Cols }
@@ -52,10 +70,16 @@ func (s *SparseInput[T]) Apply(p float64, rng *rand.Rand, training bool) *tensor
 			d.Data = make([]T, len(x.Data))
 		}
 		d.Data = d.Data[:len(x.Data)]
-		s.drop.ResetLike(d, &s.clean)
+		if s.rows {
+			s.drop = tensor.Adjacency[T]{A: d}
+		} else {
+			s.drop.ResetLike(d, &s.clean)
+		}
 		s.dropSet = true
 	}
 	tensor.DropoutCSR(s.drop.A, s.clean.A, p, rng)
-	s.drop.SyncValues()
+	if !s.rows {
+		s.drop.SyncValues()
+	}
 	return &s.drop
 }

@@ -1,9 +1,11 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -55,6 +57,62 @@ func TestSparseInputDropoutTranspose(t *testing.T) {
 		}
 		if c := s.Apply(0.5, rng, false); c.A != x {
 			t.Errorf("step %d: evaluation features are not X itself", step)
+		}
+	}
+}
+
+// Large float32 features keep no transpose where tensor.TransposedSpMM
+// reads their rows, and the weight gradient of SpMMTransposed is the same,
+// bit for bit, as with a kept transpose, with dropout and without, through
+// Resets.
+func TestSparseInputRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	features := func(r, c, perRow int) *tensor.CSR[float32] {
+		x := &tensor.CSR[float32]{Rows: r, Cols: c, Indptr: make([]int32, r+1)}
+		for i := 0; i < r; i++ {
+			f := rng.IntN(c / perRow)
+			for range perRow {
+				x.Indices = append(x.Indices, int32(f))
+				x.Data = append(x.Data, float32(rng.Float64()+0.5))
+				f += 1 + rng.IntN(c/perRow)
+				if f >= c {
+					break
+				}
+			}
+			x.Indptr[i+1] = int32(len(x.Indices))
+		}
+		return x
+	}
+	grad := func(x *tensor.Adjacency[float32], g *tensor.Dense[float32]) []float32 {
+		var tp autodiff.Tape[float32]
+		w := autodiff.NewVar(tensor.NewDense[float32](x.A.Cols, g.Cols), true)
+		out := autodiff.SpMMTransposed(&tp, x, w)
+		if err := tp.BackwardSeeded(out, g); err != nil {
+			t.Fatal(err)
+		}
+		return w.Grad.Data
+	}
+	var s SparseInput[float32]
+	for step, x := range []*tensor.CSR[float32]{features(12000, 900, 50), features(13000, 700, 45)} {
+		if len(x.Indices) < rowsMinEntries {
+			t.Fatalf("step %d: %d non-zeros, fewer than the %d of rows mode", step, len(x.Indices), rowsMinEntries)
+		}
+		s.Reset(x)
+		g := tensor.NewDense[float32](x.Rows, 40)
+		for i := range g.Data {
+			g.Data[i] = float32(rng.NormFloat64())
+		}
+		for _, training := range []bool{false, true} {
+			d := s.Apply(0.5, rng, training)
+			if tensor.TransposedSpMMInPlace[float32]() && d.AT != nil {
+				t.Fatalf("step %d: a transpose is kept for %d non-zeros", step, len(x.Indices))
+			}
+			got, want := grad(d, g), grad(tensor.NewAdjacency(d.A), g)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("step %d, training %v: ∂W[%d] = %v, with a kept transpose %v", step, training, i, got[i], want[i])
+				}
+			}
 		}
 	}
 }

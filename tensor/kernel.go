@@ -170,6 +170,7 @@ const (
 	kSumParts
 	kGatherRows
 	kScatterColBlocks
+	kTransposedSpMM
 	kScatterAddSegs
 	kBroadcastSegs
 	kSegmentSums
@@ -211,6 +212,8 @@ func (k *kernel[T]) Range(lo, hi int) {
 		gatherRows(k, lo, hi)
 	case kScatterColBlocks:
 		scatterColBlocks(k, lo, hi)
+	case kTransposedSpMM:
+		transposedBlocks(k, lo, hi)
 	case kScatterAddSegs:
 		scatterAddSegs(k, lo, hi)
 	case kBroadcastSegs:
