@@ -103,7 +103,7 @@ func TestTransposedSpMMRejects(t *testing.T) {
 // step must also refresh (transpose-values).
 func BenchmarkTransposedSpMM(b *testing.B) {
 	for _, sh := range []struct {
-		name             string
+		name            string
 		rows, cols, nnz int
 	}{{"cora", 2708, 1433, 18}, {"citeseer", 3327, 3703, 32}, {"sbm1e5", 10000, 500, 10}, {"sbm1e6", 100000, 500, 10}, {"cs", 18333, 6805, 60}} {
 		rng := rand.New(rand.NewPCG(1, 2))
