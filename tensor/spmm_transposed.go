@@ -20,8 +20,9 @@ import (
 // column f of a, in increasing row order, so a pass over a's rows meets
 // them in that order: each entry's term goes onto dst's row f or onto a
 // zeroed second copy by the parity of its position in the column, with
-// the same fused multiply-add, and the copies are added at the end. Column
-// blocks of dst run in parallel, each over all of a's entries.
+// the same fused multiply-add, and the copies are added at the end. Ranges
+// of dst's rows, small enough to stay in cache, run in parallel, each
+// passing over all of a's entries.
 //
 // a must have values (a.Data); elsewhere (another element type, no AVX2)
 // the transpose is formed for the call, which allocates. It panics on
