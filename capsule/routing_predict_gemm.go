@@ -2,6 +2,7 @@ package capsule
 
 import (
 	"math"
+	"math/bits"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
@@ -82,48 +83,133 @@ func (p *predictOp[T]) forwardGemm() {
 		scratchView(p.tape, &g.xS, 0, n, Q*s)
 		tensor.Gemm(&g.xS, &g.aS, &g.wS, false, false, 1, 0)
 	}
+	p.prepareWrapVec()
 	tensor.ParallelFor(n, Q*4*(s+tt), p.fwdWrap)
 	g.dropViews()
 }
 
+// wrapVec holds what the wrap's vector kernels (routing_predict_amd64.s)
+// read, set by prepareWrapVec for a forward pass and kept for its
+// backward pass: each block's output row relative to its child's first
+// (rk), its screening limit (lim), the biases side by side, and the lane
+// masks of the time and space parts.
+type wrapVec struct {
+	on           bool
+	rk           []int32
+	lim          []float32
+	bias         []float32
+	maskT, maskS uint16
+}
+
+// wrapScreen is the margin below the wrap limit under which a block's
+// float32 sum of squares, whatever its rounding (at most about 16 roundings
+// of 2⁻²⁴ each on a sum of non-negative terms), shows that the float64
+// sum of the Go code is below the limit too.
+const wrapScreen = 1e-4
+
+// prepareWrapVec decides whether the wrap runs the vector kernels (float32
+// on AVX-512, t and s at most 16, at most 64 blocks a child) and sets
+// their operands.
+func (p *predictOp[T]) prepareWrapVec() {
+	v := &p.vec
+	Q, K, n, d := len(p.wsph), len(p.beta), p.a.Value.Rows, p.s+p.t
+	v.on = haveWrapAVX512 && !wrapVecOff && p.f32 && p.t <= 16 && p.s <= 16 && Q <= 64
+	if !v.on {
+		return
+	}
+	v.rk, v.lim = grow(v.rk, Q), grow(v.lim, Q)
+	v.bias = grow(v.bias, Q*d)
+	for q := 0; q < Q; q++ {
+		v.rk[q] = int32((q/K)*n*K + q%K)
+		v.lim[q] = float32(wrapLimit(p.r[q%K]) * (1 - wrapScreen))
+		copy(v.bias[q*d:(q+1)*d], any(p.bias[q].Value.Data).([]float32))
+	}
+	v.maskT, v.maskS = uint16(1<<p.t-1), uint16(1<<p.s-1)
+}
+
+// wrapVecOff makes the wrap take the Go code alone (tests).
+var wrapVecOff = false
+
+// wrapLimit is (πr·(1−10⁻⁹))²: a row whose float64 sum of squares is below
+// it has θ < π in wrapFactor whatever the roundings (√ and the division,
+// each correctly rounded, exceed their exact values by a factor of at
+// most 1+2⁻⁵³ each, far less than the margin; manifold.LogExpO's test).
+func wrapLimit(r float64) float64 {
+	l := math.Pi * r * (1 - 1e-9)
+	return l * l
+}
+
 // wrapRows applies the wrap and the bias to rows [lo, hi) of the products,
-// writing output row g·N + i for each group g.
+// writing output row g·N + i for each group g: the vector kernel for the
+// blocks that cannot wrap, wrapBlock for the others (or for all, without
+// the kernel).
 func (p *predictOp[T]) wrapRows(lo, hi int) {
+	Q := len(p.wsph)
+	if !p.vec.on {
+		for i := lo; i < hi; i++ {
+			for q := 0; q < Q; q++ {
+				p.wrapBlock(i, q)
+			}
+		}
+		return
+	}
+	g, v := &p.gemm, &p.vec
+	s, tt, K, d := p.s, p.t, len(p.beta), p.s+p.t
+	out := any(p.out.Value.Data).([]float32)
+	xT := any(g.xT.Data).([]float32)
+	var xS []float32
+	if s > 0 {
+		xS = any(g.xS.Data).([]float32)
+	}
+	for i := lo; i < hi; i++ {
+		var xs *float32
+		if s > 0 {
+			xs = &xS[i*Q*s]
+		}
+		var w *float64
+		if len(p.wrap) > 0 {
+			w = &p.wrap[3*i*K]
+		}
+		missed := wrapRowNone(&xT[i*Q*tt], xs, 4*tt, 4*s, &v.bias[0], 4*d, &out[i*K*d], &v.rk[0], w, &v.lim[0], v.maskT, v.maskS, Q)
+		for missed != 0 {
+			p.wrapBlock(i, bits.TrailingZeros64(missed))
+			missed &= missed - 1
+		}
+	}
+}
+
+// wrapBlock applies the wrap and the bias to block q (weight q) of child i.
+func (p *predictOp[T]) wrapBlock(i, q int) {
 	g := &p.gemm
 	s, tt := p.s, p.t
 	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
-	keep := len(p.wrap) > 0
-	for i := lo; i < hi; i++ {
-		for q := 0; q < Q; q++ {
-			k, rk := q%K, ((q/K)*n+i)*K+q%K // perspective, output block
-			o := p.out.Value.Data[rk*d : (rk+1)*d]
-			b := p.bias[q].Value.Data
-			x := g.xT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
-			th, nx, h := wrapFactor(x, p.r[k])
-			if keep {
-				p.wrap[rk*3], p.wrap[rk*3+1], p.wrap[rk*3+2] = th, nx, h
-			}
-			if h == 1 {
-				// T(float64(v) + float64(b)) is v + b rounded once: a
-				// float64 sum of two float32 values rounds to float32 as
-				// their float32 sum does (double rounding is innocuous
-				// for addition when 53 ≥ 2·24+2). A loop: a vector call
-				// per 9 values costs more than it saves.
-				bt := b[:len(x)]
-				for c, v := range x {
-					o[c] = v + bt[c]
-				}
-			} else {
-				for c, v := range x {
-					o[c] = T(h*float64(v) + float64(b[c]))
-				}
-			}
-			if s > 0 {
-				xs := g.xS.Data[(i*Q+q)*s : (i*Q+q+1)*s]
-				for c, v := range xs {
-					o[tt+c] = v + b[tt+c]
-				}
-			}
+	k, rk := q%K, ((q/K)*n+i)*K+q%K // perspective, output block
+	o := p.out.Value.Data[rk*d : (rk+1)*d]
+	b := p.bias[q].Value.Data
+	x := g.xT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
+	th, nx, h := wrapFactor(x, p.r[k])
+	if len(p.wrap) > 0 {
+		p.wrap[rk*3], p.wrap[rk*3+1], p.wrap[rk*3+2] = th, nx, h
+	}
+	if h == 1 {
+		// T(float64(v) + float64(b)) is v + b rounded once: a float64 sum
+		// of two float32 values rounds to float32 as their float32 sum
+		// does (double rounding is innocuous for addition when
+		// 53 ≥ 2·24+2). A loop: a vector call per 9 values costs more than
+		// it saves.
+		bt := b[:len(x)]
+		for c, v := range x {
+			o[c] = v + bt[c]
+		}
+	} else {
+		for c, v := range x {
+			o[c] = T(h*float64(v) + float64(b[c]))
+		}
+	}
+	if s > 0 {
+		xs := g.xS.Data[(i*Q+q)*s : (i*Q+q+1)*s]
+		for c, v := range xs {
+			o[tt+c] = v + b[tt+c]
 		}
 	}
 }
@@ -234,7 +320,6 @@ func addCols[T autodiff.Float](dst, src *tensor.Dense[T], off int) {
 // in the block (tensor.SumRowsWiden), in row order as a per-row loop would
 // take them.
 func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
-	g := &p.gemm
 	s, tt := p.s, p.t
 	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
 	per := d + 1
@@ -247,30 +332,55 @@ func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
 		}
 		dr := part[Q*d:]
 		for i := i0; i < i1; i++ {
-			for q := 0; q < Q; q++ {
-				k, rk := q%K, ((q/K)*n+i)*K+q%K // perspective, output block
-				gr := p.out.Grad.Data[rk*d : (rk+1)*d]
-				x := g.xT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
-				gx := g.gT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
-				wf := p.wrap[rk*3 : rk*3+3]
-				th, nx, h := wf[0], wf[1], wf[2]
-				if th < math.Pi {
-					copy(gx, gr[:tt])
-				} else {
-					r := p.r[k]
-					gam := 0.0
-					for c, v := range x {
-						gam += float64(gr[c]) * float64(v)
-					}
-					dw := th - h*th // θ − ω
-					dr[q] -= gam * dw / (th * r)
-					f := gam * dw / (th * th * nx * r)
-					for c, v := range x {
-						gx[c] = T(h*float64(gr[c]) + f*float64(v))
-					}
+			if !p.vec.on {
+				for q := 0; q < Q; q++ {
+					p.wrapGradBlock(i, q, dr)
 				}
-				copy(g.gS.Data[(i*Q+q)*s:(i*Q+q+1)*s], gr[tt:])
+				continue
+			}
+			// The blocks that did not wrap by the vector kernel, the
+			// others in Go, in block order: each adds to its own ∂r.
+			g, v := &p.gemm, &p.vec
+			gT := any(g.gT.Data).([]float32)
+			var gs *float32
+			if s > 0 {
+				gs = &any(g.gS.Data).([]float32)[i*Q*s]
+			}
+			missed := wrapRowCopy(&any(p.out.Grad.Data).([]float32)[i*K*d], &gT[i*Q*tt], gs, 4*tt, 4*s, 4*d, &v.rk[0], &p.wrap[3*i*K], v.maskT, v.maskS, Q)
+			for missed != 0 {
+				p.wrapGradBlock(i, bits.TrailingZeros64(missed), dr)
+				missed &= missed - 1
 			}
 		}
 	}
+}
+
+// wrapGradBlock is wrapGradBlocks for block q of child i, adding its ∂r to
+// dr[q].
+func (p *predictOp[T]) wrapGradBlock(i, q int, dr []float64) {
+	g := &p.gemm
+	s, tt := p.s, p.t
+	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
+	k, rk := q%K, ((q/K)*n+i)*K+q%K // perspective, output block
+	gr := p.out.Grad.Data[rk*d : (rk+1)*d]
+	x := g.xT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
+	gx := g.gT.Data[(i*Q+q)*tt : (i*Q+q+1)*tt]
+	wf := p.wrap[rk*3 : rk*3+3]
+	th, nx, h := wf[0], wf[1], wf[2]
+	if th < math.Pi {
+		copy(gx, gr[:tt])
+	} else {
+		r := p.r[k]
+		gam := 0.0
+		for c, v := range x {
+			gam += float64(gr[c]) * float64(v)
+		}
+		dw := th - h*th // θ − ω
+		dr[q] -= gam * dw / (th * r)
+		f := gam * dw / (th * th * nx * r)
+		for c, v := range x {
+			gx[c] = T(h*float64(gr[c]) + f*float64(v))
+		}
+	}
+	copy(g.gS.Data[(i*Q+q)*s:(i*Q+q+1)*s], gr[tt:])
 }
