@@ -23,7 +23,9 @@ type predictOp[T autodiff.Float] struct {
 	part       []float64 // per block: groups·K × (t² + s² + d + 1)
 	// Kept from the forward pass for the backward one (when out requires a
 	// gradient): per output row and perspective, x = a_T·Wsph_k (t values)
-	// and the wrap's θ, ‖x‖ and h.
+	// and the wrap's θ, ‖x‖ and h (the float32 form's vector kernel keeps
+	// θ = ‖x‖ = 0 for a block that cannot wrap: the backward pass asks
+	// only whether θ < π).
 	x, wrap  []float64
 	fwd, bwd func(lo, hi int)
 	groups   int // weight groups stacked in the output (see predict)
