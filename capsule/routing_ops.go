@@ -46,6 +46,7 @@ type linkCosOp[T autodiff.Float] struct {
 	dot                    []T
 	wp, wc                 []T // E, Backward (tape scratch): G_e/(n_a n_z) by parent, by child
 	fwdC, fwdP, bwdP, bwdC func(lo, hi int)
+	bwdPVec, bwdCVec       func(lo, hi int) // the backward loops on AVX-512
 }
 
 // linkCos records κ̂_e = ⟨a_i, z_j⟩ / (√(‖a_i‖²+ε)·√(‖z_j‖²+ε)) for every
@@ -61,6 +62,7 @@ func linkCos[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, a, z *autodif
 	p := autodiff.OpOf[linkCosOp[T]](out)
 	if p.fwdC == nil {
 		p.fwdC, p.fwdP, p.bwdP, p.bwdC = p.forwardChildren, p.forwardParents, p.backwardParents, p.backwardChildren
+		p.bwdPVec, p.bwdCVec = p.backwardParentsVec, p.backwardChildrenVec
 	}
 	p.a, p.z, p.out, p.tape, p.ix = a, z, out, t, ix
 	p.na = grow(p.na, l.Children)
@@ -150,17 +152,58 @@ func (p *linkCosOp[T]) backwardChildren(lo, hi int) {
 func (p *linkCosOp[T]) Backward(out *autodiff.Var[T]) {
 	ix := p.ix
 	E := ix.links.NumLinks()
+	bwdP, bwdC := p.bwdP, p.bwdC
+	if E > 0 && cosBackVec[T](p.a.Value.Cols) {
+		bwdP, bwdC = p.bwdPVec, p.bwdCVec
+	}
 	if p.z.RequiresGrad() {
 		p.wp = p.tape.Scratch(0, E)
-		tensor.ParallelFor(ix.links.Parents, linkCost(ix, 8), p.bwdP)
+		tensor.ParallelFor(ix.links.Parents, linkCost(ix, 8), bwdP)
 		tensor.Aggregate(&p.z.Grad, ix.links.Ptr, ix.links.Child, p.wp, &p.a.Value, true)
 	}
 	if p.a.RequiresGrad() {
 		p.wc = p.tape.Scratch(0, E)
-		tensor.ParallelFor(ix.links.Children, linkCost(ix, 8), p.bwdC)
+		tensor.ParallelFor(ix.links.Children, linkCost(ix, 8), bwdC)
 		tensor.Aggregate(&p.a.Grad, ix.childPtr, ix.childParent, p.wc, &p.z.Value, true)
 	}
 	p.wp, p.wc = nil, nil
+}
+
+// backwardParentsVec is backwardParents on AVX-512 (float32 only).
+func (p *linkCosOp[T]) backwardParentsVec(lo, hi int) {
+	l := p.ix.links
+	a := cosArgs(p, l.Ptr, nil, l.Child, p.nz, p.na, p.wp, p.z, lo, hi)
+	cosBackAVX512(&a)
+}
+
+// backwardChildrenVec is backwardChildren on AVX-512 (float32 only).
+func (p *linkCosOp[T]) backwardChildrenVec(lo, hi int) {
+	ix := p.ix
+	a := cosArgs(p, ix.childPtr, ix.childLink, ix.childParent, p.na, p.nz, p.wc, p.a, lo, hi)
+	cosBackAVX512(&a)
+}
+
+// cosArgs fills cosBackAVX512's operands for segments [lo, hi) of ptr,
+// whose own rows are those of v.
+func cosArgs[T autodiff.Float](p *linkCosOp[T], ptr, link, other []int32, own, partner []float64, w []T, v *autodiff.Var[T], lo, hi int) cosBackArgs {
+	d := v.Value.Cols
+	a := cosBackArgs{
+		ptr: &ptr[0], other: nil,
+		g: &any(p.out.Grad.Data).([]float32)[0], dot: &any(p.dot).([]float32)[0],
+		own: &own[0], partner: &partner[0],
+		w: &any(w).([]float32)[0], val: &any(v.Value.Data).([]float32)[0], grad: &any(v.Grad.Data).([]float32)[0],
+		d: d, lo: lo, hi: hi,
+	}
+	if len(other) > 0 {
+		a.other = &other[0]
+	}
+	if link != nil {
+		a.link = &link[0]
+	}
+	if t := d % 8; t > 0 {
+		a.tail = 1<<t - 1
+	}
+	return a
 }
 
 // ---------------------------------------------------------------- linkInner
