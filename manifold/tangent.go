@@ -3,6 +3,7 @@ package manifold
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
@@ -14,7 +15,25 @@ type activationOp[T Float] struct {
 	xi, out  *autodiff.Var[T]
 	kind     Activation
 	fwd, bwd func(lo, hi int)
+	offs     [8]int32 // squash on AVX-512: the lanes' row offsets {0, c, …, 7c}
 }
+
+// squashVec reports whether squash's rows run the AVX-512 kernels
+// (float32), and sets the lanes' row offsets.
+func (p *activationOp[T]) squashVec() bool {
+	var z T
+	if _, ok := any(z).(float32); !ok || !haveSquashAVX512 || squashVecOff {
+		return false
+	}
+	c := p.xi.Value.Cols
+	for l := range p.offs {
+		p.offs[l] = int32(l * c)
+	}
+	return true
+}
+
+// squashVecOff makes squash take the Go loops alone (tests).
+var squashVecOff = false
 
 // TangentActivation records σ(ξ) on every row of xi (n×c tangent
 // coordinates), σ = kind (DESIGN §5 step 4; paper Eq. activation_projection):
@@ -40,12 +59,20 @@ func (p *activationOp[T]) forwardRows(lo, hi int) {
 	y := p.out.Value.Data[lo*c : hi*c]
 	switch p.kind {
 	case ActSquash:
-		for i := 0; i < hi-lo; i++ {
-			xr, yr := x[i*c:(i+1)*c], y[i*c:(i+1)*c]
-			s := squashScale(normT(xr))
-			for j, v := range xr {
-				yr[j] = T(s * float64(v))
+		if c > 0 && p.squashVec() {
+			x32, y32 := any(x).([]float32), any(y).([]float32)
+			for i0 := 0; i0 < hi-lo; i0 += 64 {
+				left := squashFwdAVX512(&x32[i0*c], &y32[i0*c], c, min(64, hi-lo-i0), &p.offs[0])
+				for left != 0 {
+					i := i0 + bits.TrailingZeros64(left)
+					squashRow(x[i*c:(i+1)*c], y[i*c:(i+1)*c])
+					left &= left - 1
+				}
 			}
+			return
+		}
+		for i := 0; i < hi-lo; i++ {
+			squashRow(x[i*c:(i+1)*c], y[i*c:(i+1)*c])
 		}
 	case ActTanh:
 		for j, v := range x {
@@ -74,22 +101,20 @@ func (p *activationOp[T]) backwardRows(lo, hi int) {
 	gx := p.xi.Grad.Data[lo*c : hi*c]
 	switch p.kind {
 	case ActSquash:
+		if c > 0 && p.squashVec() {
+			x32, g32, gx32 := any(x).([]float32), any(g).([]float32), any(gx).([]float32)
+			for i0 := 0; i0 < hi-lo; i0 += 64 {
+				left := squashBackAVX512(&x32[i0*c], &g32[i0*c], &gx32[i0*c], c, min(64, hi-lo-i0), &p.offs[0])
+				for left != 0 {
+					i := i0 + bits.TrailingZeros64(left)
+					squashBackRow(x[i*c:(i+1)*c], g[i*c:(i+1)*c], gx[i*c:(i+1)*c])
+					left &= left - 1
+				}
+			}
+			return
+		}
 		for i := 0; i < hi-lo; i++ {
-			xr, gr, gxr := x[i*c:(i+1)*c], g[i*c:(i+1)*c], gx[i*c:(i+1)*c]
-			s := normT(xr)
-			h := squashScale(s)
-			b := 0.0
-			// Below 1e-150 the second term, O(s)·‖G‖, is negligible.
-			if s > 1e-150 {
-				// h'(s) = (1−s²)/(1+s²)², written without overflow for
-				// tiny and huge s as [(1/s − s)/(s + 1/s)]·[1/(1+s²)];
-				// the term is (h'(s)/s)·(G·ξ)·ξ = b·ξ.
-				dh := (1/s - s) / (s + 1/s) / (1 + s*s)
-				b = dh * dotT(gr, xr) / s
-			}
-			for j, v := range xr {
-				gxr[j] += T(h*float64(gr[j]) + b*float64(v))
-			}
+			squashBackRow(x[i*c:(i+1)*c], g[i*c:(i+1)*c], gx[i*c:(i+1)*c])
 		}
 	case ActTanh:
 		for j, v := range y {
@@ -105,6 +130,33 @@ func (p *activationOp[T]) backwardRows(lo, hi int) {
 		for j, v := range g {
 			gx[j] += v
 		}
+	}
+}
+
+// squashRow writes squash(xr) to yr.
+func squashRow[T Float](xr, yr []T) {
+	s := squashScale(normT(xr))
+	for j, v := range xr {
+		yr[j] = T(s * float64(v))
+	}
+}
+
+// squashBackRow adds squash's backward pass for one row (see backwardRows)
+// to gxr.
+func squashBackRow[T Float](xr, gr, gxr []T) {
+	s := normT(xr)
+	h := squashScale(s)
+	b := 0.0
+	// Below 1e-150 the second term, O(s)·‖G‖, is negligible.
+	if s > 1e-150 {
+		// h'(s) = (1−s²)/(1+s²)², written without overflow for tiny and
+		// huge s as [(1/s − s)/(s + 1/s)]·[1/(1+s²)]; the term is
+		// (h'(s)/s)·(G·ξ)·ξ = b·ξ.
+		dh := (1/s - s) / (s + 1/s) / (1 + s*s)
+		b = dh * dotT(gr, xr) / s
+	}
+	for j, v := range xr {
+		gxr[j] += T(h*float64(gr[j]) + b*float64(v))
 	}
 }
 
