@@ -184,18 +184,15 @@ func (p *linkCosOp[T]) backwardChildrenVec(lo, hi int) {
 }
 
 // cosArgs fills cosBackAVX512's operands for segments [lo, hi) of ptr,
-// whose own rows are those of v.
+// whose own rows are those of v (the op has links: E > 0).
 func cosArgs[T autodiff.Float](p *linkCosOp[T], ptr, link, other []int32, own, partner []float64, w []T, v *autodiff.Var[T], lo, hi int) cosBackArgs {
 	d := v.Value.Cols
 	a := cosBackArgs{
-		ptr: &ptr[0], other: nil,
+		ptr: &ptr[0], other: &other[0],
 		g: &any(p.out.Grad.Data).([]float32)[0], dot: &any(p.dot).([]float32)[0],
 		own: &own[0], partner: &partner[0],
 		w: &any(w).([]float32)[0], val: &any(v.Value.Data).([]float32)[0], grad: &any(v.Grad.Data).([]float32)[0],
 		d: d, lo: lo, hi: hi,
-	}
-	if len(other) > 0 {
-		a.other = &other[0]
 	}
 	if link != nil {
 		a.link = &link[0]

@@ -108,12 +108,12 @@ type wrapVec struct {
 const wrapScreen = 1e-4
 
 // prepareWrapVec decides whether the wrap runs the vector kernels (float32
-// on AVX-512, t and s at most 16, at most 64 blocks a child) and sets
-// their operands.
+// on AVX-512, t and s at most 16, at most 64 blocks a child, output rows
+// that int32 offsets reach) and sets their operands.
 func (p *predictOp[T]) prepareWrapVec() {
 	v := &p.vec
 	Q, K, n, d := len(p.wsph), len(p.beta), p.a.Value.Rows, p.s+p.t
-	v.on = haveWrapAVX512 && !wrapVecOff && p.f32 && p.t <= 16 && p.s <= 16 && Q <= 64
+	v.on = haveWrapAVX512 && !wrapVecOff && p.f32 && p.t <= 16 && p.s <= 16 && Q <= 64 && int64(Q)*int64(n) <= math.MaxInt32
 	if !v.on {
 		return
 	}

@@ -19,17 +19,20 @@ type activationOp[T Float] struct {
 }
 
 // squashVec reports whether squash's rows run the AVX-512 kernels
-// (float32), and sets the lanes' row offsets.
+// (float32).
 func (p *activationOp[T]) squashVec() bool {
 	var z T
-	if _, ok := any(z).(float32); !ok || !haveSquashAVX512 || squashVecOff {
-		return false
-	}
+	_, ok := any(z).(float32)
+	return ok && haveSquashAVX512 && !squashVecOff
+}
+
+// setOffs sets the kernels' lane offsets for rows of c values, before the
+// rows are split among goroutines.
+func (p *activationOp[T]) setOffs() {
 	c := p.xi.Value.Cols
 	for l := range p.offs {
 		p.offs[l] = int32(l * c)
 	}
-	return true
 }
 
 // squashVecOff makes squash take the Go loops alone (tests).
@@ -49,6 +52,7 @@ func TangentActivation[T Float](t *autodiff.Tape[T], xi *autodiff.Var[T], kind A
 		p.fwd, p.bwd = p.forwardRows, p.backwardRows
 	}
 	p.xi, p.out, p.kind = xi, out, kind
+	p.setOffs()
 	tensor.ParallelFor(xi.Value.Rows, 16*xi.Value.Cols, p.fwd)
 	return out
 }
@@ -163,6 +167,7 @@ func squashBackRow[T Float](xr, gr, gxr []T) {
 // Backward implements autodiff.Op.
 func (p *activationOp[T]) Backward(out *autodiff.Var[T]) {
 	if p.xi.RequiresGrad() {
+		p.setOffs()
 		tensor.ParallelFor(p.xi.Value.Rows, 16*p.xi.Value.Cols, p.bwd)
 	}
 }
