@@ -16,6 +16,43 @@ DATA sqConst<>+16(SB)/8, $0x7ff0000000000000 // +Inf
 DATA sqConst<>+24(SB)/8, $1e-150
 GLOBL sqConst<>(SB), RODATA|NOPTR, $32
 
+// SQ_GROUP sets R13 to the rows of the group starting at row R9 (at most
+// 8 of the R8 rows) and K1 to as many lanes; CX (c) is kept, AX and R11
+// are scratch.
+#define SQ_GROUP(label) \
+	MOVQ R8, AX; \
+	SUBQ R9, AX; \
+	CMPQ AX, $8; \
+	JLE label; \
+	MOVQ $8, AX; \
+label: \
+	MOVQ AX, R13; \
+	MOVQ CX, R11; \
+	MOVQ AX, CX; \
+	MOVQ $1, AX; \
+	SHLQ CX, AX; \
+	DECQ AX; \
+	MOVQ R11, CX; \
+	KMOVW AX, K1
+
+// SQ_GOOD sets K5 to the group's rows whose s² (Z0) normT takes as it is
+// (0, or in (1e-280, +Inf)), and adds the others to R12 as bits from
+// R9 on; c is reloaded into CX from cArg, AX is scratch.
+#define SQ_GOOD(cArg) \
+	VBROADCASTSD sqConst<>+8(SB), Z2; \
+	VCMPPD $0x1e, Z2, Z0, K1, K3; \
+	VBROADCASTSD sqConst<>+16(SB), Z2; \
+	VCMPPD $0x11, Z2, Z0, K3, K3; \
+	VPXORQ Z2, Z2, Z2; \
+	VCMPPD $0x00, Z2, Z0, K1, K4; \
+	KORW K3, K4, K5; \
+	KANDNW K1, K5, K6; \
+	KMOVW K6, AX; \
+	MOVQ R9, CX; \
+	SHLQ CX, AX; \
+	ORQ AX, R12; \
+	MOVQ cArg, CX
+
 
 // func squashFwdAVX512(x, y *float32, c, rows int, offs *int32) (left uint64)
 //
@@ -33,20 +70,7 @@ TEXT ·squashFwdAVX512(SB), $64-48
 sfgroup:
 	CMPQ R9, R8
 	JGE sfdone
-	MOVQ R8, AX
-	SUBQ R9, AX
-	CMPQ AX, $8
-	JLE sfm
-	MOVQ $8, AX
-sfm:
-	MOVQ AX, R13 // the group's rows
-	MOVQ CX, R11
-	MOVQ AX, CX
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	MOVQ R11, CX
-	KMOVW AX, K1
+	SQ_GROUP(sfm)
 	// s² of each lane's row, coordinate by coordinate.
 	MOVQ R9, AX
 	IMULQ CX, AX
@@ -64,20 +88,7 @@ sfsum:
 	INCQ R11
 	CMPQ R11, CX
 	JLT sfsum
-	// good = s² = 0, or 1e-280 < s² < +Inf
-	VBROADCASTSD sqConst<>+8(SB), Z2
-	VCMPPD $0x1e, Z2, Z0, K1, K3 // s² > 1e-280 (ordered)
-	VBROADCASTSD sqConst<>+16(SB), Z2
-	VCMPPD $0x11, Z2, Z0, K3, K3 // and s² < +Inf (ordered)
-	VPXORQ Z2, Z2, Z2
-	VCMPPD $0x00, Z2, Z0, K1, K4 // s² = 0
-	KORW K3, K4, K5 // good
-	KANDNW K1, K5, K6 // bad rows of the group
-	KMOVW K6, AX
-	MOVQ R9, CX
-	SHLQ CX, AX
-	ORQ AX, R12
-	MOVQ c+16(FP), CX
+	SQ_GOOD(c+16(FP))
 	// h = squashScale(√s²) = 1/(s + 1/s), 0 at s = 0
 	VSQRTPD Z0, Z0
 	VBROADCASTSD sqConst<>+0(SB), Z3 // 1
@@ -156,20 +167,7 @@ TEXT ·squashBackAVX512(SB), $128-56
 sbgroup:
 	CMPQ R9, R8
 	JGE sbdone
-	MOVQ R8, AX
-	SUBQ R9, AX
-	CMPQ AX, $8
-	JLE sbm
-	MOVQ $8, AX
-sbm:
-	MOVQ AX, R13
-	MOVQ CX, R11
-	MOVQ AX, CX
-	MOVQ $1, AX
-	SHLQ CX, AX
-	DECQ AX
-	MOVQ R11, CX
-	KMOVW AX, K1
+	SQ_GROUP(sbm)
 	MOVQ R9, AX
 	IMULQ CX, AX
 	LEAQ (SI)(AX*4), R10 // x, the group's first row
@@ -195,19 +193,7 @@ sbsum:
 	INCQ R11
 	CMPQ R11, CX
 	JLT sbsum
-	VBROADCASTSD sqConst<>+8(SB), Z2
-	VCMPPD $0x1e, Z2, Z0, K1, K3
-	VBROADCASTSD sqConst<>+16(SB), Z2
-	VCMPPD $0x11, Z2, Z0, K3, K3
-	VPXORQ Z2, Z2, Z2
-	VCMPPD $0x00, Z2, Z0, K1, K4
-	KORW K3, K4, K5
-	KANDNW K1, K5, K6
-	KMOVW K6, AX
-	MOVQ R9, CX
-	SHLQ CX, AX
-	ORQ AX, R12
-	MOVQ c+24(FP), CX
+	SQ_GOOD(c+24(FP))
 	VSQRTPD Z0, Z0 // s
 	VBROADCASTSD sqConst<>+0(SB), Z3 // 1
 	VDIVPD Z0, Z3, Z4 // 1/s
