@@ -116,14 +116,20 @@ func (r Run) ModelName() string {
 	return r.Model
 }
 
-// ProtocolName is the name of the protocol the run follows: the graph
+// protocolName is the name of the protocol the run follows: the graph
 // protocol's for a graph dataset, else the node protocol's (as its
 // summary's Protocol says).
-func (r Run) ProtocolName() string {
+func (r Run) protocolName() string {
 	if r.Dataset != nil && r.Dataset.Task == data.GraphTask {
 		return r.Graph.Name()
 	}
 	return r.Node.Name()
+}
+
+// Record is run i's result as a RunRecord of this run (train --json's
+// lines).
+func (r Run) Record(i int, res train.Result) RunRecord {
+	return RunRecord{Dataset: r.Dataset.Name, Task: r.Dataset.Task.String(), Model: r.ModelName(), Protocol: r.protocolName(), Run: i, Result: res}
 }
 
 // TrainConfig is the training configuration the run uses.

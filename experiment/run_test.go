@@ -151,3 +151,23 @@ func TestGraphJobMicroBatchSeeds(t *testing.T) {
 		t.Errorf("micro-batch-seeds yes: %v", err)
 	}
 }
+
+// A run's records name its dataset, task, model and the protocol of the
+// dataset's task.
+func TestRunRecord(t *testing.T) {
+	for _, name := range []string{"cora", "mutag"} {
+		ds := embedded(t, name)
+		r := Run{Dataset: ds, Model: "gcn"}
+		want := r.Node.Name()
+		if ds.Task == data.GraphTask {
+			want = r.Graph.Name()
+		}
+		rec := r.Record(3, train.Result{TestAcc: 0.5})
+		if rec.Dataset != ds.Name || rec.Task != ds.Task.String() || rec.Model != "gcn" || rec.Protocol != want || rec.Run != 3 || rec.TestAcc != 0.5 {
+			t.Errorf("%s: record %+v, want protocol %q", name, rec, want)
+		}
+	}
+	if n, g := (Run{}).Node.Name(), (Run{}).Graph.Name(); n == g {
+		t.Fatalf("the node and graph protocols have one name, %q: the test cannot tell them apart", n)
+	}
+}

@@ -130,8 +130,6 @@ func printDefaults(fs *flag.FlagSet, w io.Writer) {
 	})
 }
 
-// parseFlags parses args, turning flag errors into usage errors and
-// rejecting positional arguments.
 // setFlags reports the flags given on the command line (after parseFlags),
 // by name: what tells a flag left at its default from one set to it.
 func setFlags(fs *flag.FlagSet) map[string]bool {
@@ -140,6 +138,8 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 	return set
 }
 
+// parseFlags parses args, turning flag errors into usage errors and
+// rejecting positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -223,9 +223,8 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	flush := func() {}
 	run.Progress = prog
 	if f.asJSON {
-		proto := run.ProtocolName()
 		run.OnRun, flush = experiment.InRunOrder(func(i int, r train.Result) {
-			enc.Encode(experiment.RunRecord{Dataset: ds.Name, Task: ds.Task.String(), Model: run.ModelName(), Protocol: proto, Run: i, Result: r})
+			enc.Encode(run.Record(i, r))
 		})
 	}
 	ctx, stop := stopContext() // Ctrl-C: the finished runs are summarised
