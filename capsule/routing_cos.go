@@ -28,7 +28,7 @@ type cosBackArgs struct {
 func cosBackVec[T any](d int) bool {
 	var z T
 	_, f32 := any(z).(float32)
-	return f32 && haveWrapAVX512 && !cosVecOff && d <= 64
+	return f32 && haveAVX512 && !cosVecOff && d <= 64
 }
 
 // cosVecOff makes linkCos's backward loops take the Go code (tests).

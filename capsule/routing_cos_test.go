@@ -31,7 +31,7 @@ func TestCosBackArgsLayout(t *testing.T) {
 // 64 values, on links with children and parents of 0 to 20 links (segments
 // of several 8-lane chunks), zero rows (κ̂ = 0), and a gradient with zeros.
 func TestLinkCosBackwardAVX512(t *testing.T) {
-	if !haveWrapAVX512 {
+	if !haveAVX512 {
 		t.Skip("no AVX-512")
 	}
 	for _, d := range []int{5, 8, 9, 16, 18, 33, 64} {

@@ -113,7 +113,7 @@ const wrapScreen = 1e-4
 func (p *predictOp[T]) prepareWrapVec() {
 	v := &p.vec
 	Q, K, n, d := len(p.wsph), len(p.beta), p.a.Value.Rows, p.s+p.t
-	v.on = haveWrapAVX512 && !wrapVecOff && p.f32 && p.t <= 16 && p.s <= 16 && Q <= 64 && int64(Q)*int64(n) <= math.MaxInt32
+	v.on = haveAVX512 && !wrapVecOff && p.f32 && p.t <= 16 && p.s <= 16 && Q <= 64 && int64(Q)*int64(n) <= math.MaxInt32
 	if !v.on {
 		return
 	}

@@ -76,7 +76,7 @@ func BenchmarkPredict32(b *testing.B) {
 // blocks a child), children whose norms straddle the wrap limit of each
 // perspective (some exactly at it), and a NaN child.
 func TestPredictWrapVec(t *testing.T) {
-	if !haveWrapAVX512 {
+	if !haveAVX512 {
 		t.Skip("no AVX-512: the wrap runs in Go only")
 	}
 	for _, c := range []struct{ s, tt, K, G, n int }{
