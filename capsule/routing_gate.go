@@ -11,14 +11,13 @@ import (
 // parameter gradients (β_k, the α's and W^C).
 const gateBlock = 512
 
-// gateKeepMax bounds the float64 σ values (n·K) that a training pass of the
-// K = 4 assembly path keeps for Backward: above it (graphs of over 2^18
-// links) σ is formed per block of rows and recomputed in Backward, the same
+// gateKeepMax bounds the σ values (n·K) that a training pass of the
+// float32 path keeps for Backward: above it (graphs of over 2^18 links) σ
+// is formed per block of rows and recomputed in Backward, the same
 // operations on the same values, so the same bits. The recomputation costs
-// the logits and sigmoids once more; keeping σ costs 32 bytes per link and
-// gate, about 134 MB at 10^6 generated edges. Evaluation passes never keep
-// it. A variable only so that tests can take the recomputing path on
-// small inputs.
+// the logits and sigmoids once more; keeping σ and log(c+1e-9) costs 24
+// bytes per link and gate. Evaluation passes never keep them. A variable
+// only so that tests can take the recomputing path on small inputs.
 var gateKeepMax = 1 << 20
 
 // isFloat32 reports whether T is float32 (the assembly kernels' type).
@@ -49,16 +48,22 @@ type gateOp[T autodiff.Float] struct {
 	v    gateView[T]
 	out  *autodiff.Var[T]
 	n, k int
-	sig  []float64 // n×K: σ(logit), unless blocked
+	sig  []float64 // n×K: σ(logit), on the float64 paths
 	lc   []float64 // n: log(c+1e-9), from the forward pass (with R; a blocked pass computes it per block)
-	// blocked: the K = 4 assembly path forms σ per block of gateBlock
-	// rows on the stack and keeps none, recomputing it in Backward
-	// (gateKeepMax).
+	// f32: the float32 path (routing_gate32.go, gate32Shape), which
+	// keeps σ in sig32 and its operands in args.
+	f32   bool
+	sig32 []float32
+	args  gate32Args
+	// blocked: the float32 path forms σ per block of gateBlock rows on
+	// the stack and keeps none, recomputing it in Backward (gateKeepMax).
 	blocked  bool
 	part     []float64 // per block: ∂β (K), ∂α_c, ∂α_a, ∂α_r, ∂WC (K²)
 	fwd, bwd func(lo, hi int)
 	fwd4     func(lo, hi int) // forwardRows4
 	bwd4     func(lo, hi int) // backwardBlocks4
+	fwd32    func(lo, hi int) // forwardRows32
+	bwd32    func(lo, hi int) // backwardBlocks32
 }
 
 // gateView holds the gate's inputs as flat slices, read once per pass so
@@ -147,18 +152,27 @@ func linkGate[T autodiff.Float](t *autodiff.Tape[T], in gateInputs[T], n, K int)
 	if p.fwd == nil {
 		p.fwd, p.bwd = p.forwardRows, p.backwardBlocks
 		p.fwd4, p.bwd4 = p.forwardRows4, p.backwardBlocks4
+		p.fwd32, p.bwd32 = p.forwardRows32, p.backwardBlocks32
 	}
 	p.in, p.out, p.n, p.k = in, out, n, K
 	p.v.load(&p.in, K)
-	p.blocked = p.gate4() && haveGate4AVX && isFloat32[T]() && (!out.RequiresGrad() || n*K > gateKeepMax)
-	if !p.blocked { // a blocked pass leaves p.sig to the training passes that keep it
+	p.f32 = p.gate32Shape()
+	p.blocked = p.f32 && (!out.RequiresGrad() || n*K > gateKeepMax)
+	switch {
+	case p.f32 && !p.blocked: // a blocked pass leaves p.sig32 to the training passes that keep it
+		p.sig32 = grow(p.sig32, n*K)
+	case !p.f32:
 		p.sig = grow(p.sig, n*K)
 	}
 	if in.alphaR != nil && !p.blocked { // a blocked pass computes log(c+1e-9) per block, in both directions
 		p.lc = grow(p.lc, n)
 	}
 	fwd := p.fwd
-	if p.gate4() {
+	switch {
+	case p.f32:
+		gate32Set(&p.args, &p.v)
+		fwd = p.fwd32
+	case p.gate4():
 		fwd = p.fwd4
 	}
 	tensor.ParallelFor(n, 16*K+2*K*K, fwd)
@@ -344,7 +358,11 @@ func (p *gateOp[T]) Backward(out *autodiff.Var[T]) {
 	p.part = grow(p.part, nb*np)
 	p.v.load(in, K) // again: K + K² values, and Backward reads the gradient buffers as they are now
 	bwd := p.bwd
-	if p.gate4() {
+	switch {
+	case p.f32:
+		gate32Set(&p.args, &p.v)
+		bwd = p.bwd32
+	case p.gate4():
 		bwd = p.bwd4
 	}
 	tensor.ParallelFor(nb, gateBlock*(24*K+4*K*K), bwd)

@@ -1,16 +1,14 @@
 package capsule
 
-import (
-	"github.com/prcaps/prcaps/tensor"
-)
+// The gate for K = 4 with all three terms, the default routing, in float64
+// networks: the loops of forwardRows and backwardBlocks unrolled over k,
+// with κ̂, the logits and the parameter-gradient accumulators in local
+// variables instead of slices. The operations and their order are those of
+// the generic kernels, so the two give the same bits
+// (TestLinkGate4MatchesGeneric). Float32 networks run the float32 path
+// (routing_gate32.go) instead.
 
-// The gate for K = 4 with all three terms, the default routing: the loops of
-// forwardRows and backwardBlocks unrolled over k, with κ̂, the logits and the
-// parameter-gradient accumulators in local variables instead of slices. The
-// operations and their order are those of the generic kernels, so the two
-// give the same bits (TestLinkGate4MatchesGeneric).
-
-// gate4 reports whether p runs the unrolled kernels.
+// gate4 reports whether p is the default gate: K = 4 with all three terms.
 func (p *gateOp[T]) gate4() bool {
 	v := &p.v
 	return p.k == 4 && !p.in.generic && v.hasC && v.kap != nil && v.hasA && v.hasR
@@ -61,30 +59,8 @@ func (p *gateOp[T]) logits4(e int, s *[4]float64, wc *[16]float64) {
 }
 
 func (p *gateOp[T]) forwardRows4(lo, hi int) {
-	v := &p.v
-	var a gate4Args
-	if p.blocked { // σ and log(c+1e-9) per block, on the stack (gateKeepMax)
-		var sig [gateBlock * 4]float64
-		var lc [gateBlock]float64
-		for b := lo; b < hi; b += gateBlock {
-			bh := min(b+gateBlock, hi)
-			p.args32(&a, b, bh)
-			p.logCouplingInto(lc[:bh-b], b)
-			a.sig, a.lc = &sig[0], &lc[0]
-			gate4LogitsAVX(&a)
-			tensor.Sigmoid64(sig[:(bh-b)*4], sig[:(bh-b)*4])
-			gate4NormAVX(&a)
-		}
-		return
-	}
+	wc := (*[16]float64)(p.v.wc)
 	p.logCoupling(lo, hi)
-	if p.args32(&a, lo, hi) {
-		gate4LogitsAVX(&a)
-		tensor.Sigmoid64(p.sig[lo*4:hi*4], p.sig[lo*4:hi*4])
-		gate4NormAVX(&a)
-		return
-	}
-	wc := (*[16]float64)(v.wc)
 	for e := lo; e < hi; e++ {
 		p.logits4(e, (*[4]float64)(p.sig[e*4:]), wc)
 	}
@@ -97,21 +73,7 @@ func (p *gateOp[T]) backwardBlocks4(lo, hi int) {
 	wc := (*[16]float64)(v.wc)
 	b0, b1, b2, b3 := v.beta[0], v.beta[1], v.beta[2], v.beta[3]
 	gOut, gam := p.out.Grad.Data, p.out.Value.Data
-	var args gate4Args
-	var sig [gateBlock * 4]float64 // σ of a block, when blocked
-	var lc [gateBlock]float64      // and log(c+1e-9)
 	for b := lo; b < hi; b++ {
-		if p.args32(&args, b*gateBlock, min((b+1)*gateBlock, p.n)) {
-			if p.blocked { // the forward pass's σ, recomputed
-				p.logCouplingInto(lc[:args.n], b*gateBlock)
-				args.sig, args.lc = &sig[0], &lc[0]
-				gate4LogitsAVX(&args)
-				tensor.Sigmoid64(sig[:args.n*4], sig[:args.n*4])
-			}
-			gate4BackAVX(&args)
-			copy(p.part[b*np:(b+1)*np], args.part[:])
-			continue
-		}
 		var dB [4]float64  // ∂β
 		var dA [3]float64  // ∂α_c, ∂α_a, ∂α_r
 		var dW [16]float64 // ∂WC
@@ -213,55 +175,4 @@ func (p *gateOp[T]) backwardBlocks4(lo, hi int) {
 		copy(part[4:7], dA[:])
 		copy(part[7:], dW[:])
 	}
-}
-
-// gate4Args is the operand block of the float32 assembly kernels
-// (routing_gate4_amd64.s, whose offsets TestGate4ArgsLayout checks): the
-// links [lo, hi) of a gate, each pointer at the range's first link (nil
-// for an absent gradient).
-type gate4Args struct {
-	kap, h, a, g, ga, c *float32
-	lc, sig             *float64
-	out                 *float32
-	gKap, gA, gC, gH    *float32
-	n                   int
-	beta                [4]float64
-	wc                  [16]float64
-	ac, aa, ar          float64
-	part                [4 + 3 + 16]float64 // out: ∂β, ∂α_c, ∂α_a, ∂α_r, ∂WC
-}
-
-// args32 fills a for the links [lo, hi) and reports whether the assembly
-// kernels run them: T is float32, the machine has AVX2, and the range is
-// not empty.
-func (p *gateOp[T]) args32(a *gate4Args, lo, hi int) bool {
-	if !haveGate4AVX || hi <= lo {
-		return false
-	}
-	v := &p.v
-	kap, ok := any(v.kap).([]float32)
-	if !ok {
-		return false
-	}
-	at := func(x []T, per int) *float32 {
-		if x == nil {
-			return nil
-		}
-		return &any(x).([]float32)[lo*per]
-	}
-	*a = gate4Args{
-		kap: &kap[lo], h: at(v.h, 4), a: at(v.a, 4), c: at(v.c, 1),
-		out:  at(p.out.Value.Data, 4),
-		gKap: at(v.gKap, 1), gA: at(v.gA, 4), gC: at(v.gC, 1), gH: at(v.gH, 4),
-		n: hi - lo, ac: v.ac, aa: v.aa, ar: v.ar,
-	}
-	if !p.blocked { // a blocked pass sets its own, per block
-		a.sig, a.lc = &p.sig[lo*4], &p.lc[lo]
-	}
-	if p.out.Grad.Data != nil {
-		a.g, a.ga = at(p.out.Grad.Data, 4), at(p.out.Value.Data, 4)
-	}
-	copy(a.beta[:], v.beta)
-	copy(a.wc[:], v.wc)
-	return true
 }

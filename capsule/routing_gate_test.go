@@ -24,14 +24,30 @@ func randGateInputs[T autodiff.Float](rng *rand.Rand, n, K int) (gateInputs[T], 
 	return in, []*autodiff.Var[T]{in.kappa, in.betaRow, in.alphaC, in.a, in.alphaA, in.c, in.h, in.wc, in.alphaR}
 }
 
-// The unrolled K = 4 gate kernels give the generic kernels' bits, values
-// and every gradient, and the float64 form still passes the gradient check
-// through them (linkGateGradCheck uses K = 3, the generic path).
+// The unrolled K = 4 gate kernels of float64 networks give the generic
+// kernels' bits, values and every gradient, and still pass the gradient
+// check (linkGateGradCheck uses K = 3, the generic path).
 func TestLinkGate4MatchesGeneric(t *testing.T) {
-	t.Run("float32", func(t *testing.T) { linkGate4MatchesGeneric[float32](t) })
-	t.Run("float64", func(t *testing.T) { linkGate4MatchesGeneric[float64](t) })
-	n, K := 7, 4
-	in, inputs := randGateInputs[float64](rand.New(rand.NewPCG(22, 22)), n, K)
+	rng := rand.New(rand.NewPCG(23, 23))
+	n, K := 2*gateBlock+37, 4
+	in, inputs := randGateInputs[float64](rng, n, K)
+	for i := range in.c.Value.Data {
+		in.c.Value.Data[i] = math.Pow(10, -12*rng.Float64()) // down to 1e-12, below the 1e-9 of log(c+1e-9)
+	}
+	seed := tensor.NewDense[float64](n, K)
+	for i := range seed.Data {
+		seed.Data[i] = rng.NormFloat64()
+	}
+	fast, generic := runGate(t, in, inputs, seed, false), runGate(t, in, inputs, seed, true)
+	for q := range fast {
+		for i, x := range fast[q] {
+			if y := generic[q][i]; x != y && !(x != x && y != y) {
+				t.Fatalf("result %d element %d: %v unrolled, %v generic", q, i, x, y)
+			}
+		}
+	}
+	n = 7
+	in, inputs = randGateInputs[float64](rand.New(rand.NewPCG(22, 22)), n, K)
 	rel, err := autodiff.GradCheck(func(tp *autodiff.Tape[float64]) (*autodiff.Var[float64], error) { return linkGate(tp, in, n, K), nil }, inputs, 1e-6)
 	if err != nil {
 		t.Fatal(err)
@@ -41,54 +57,188 @@ func TestLinkGate4MatchesGeneric(t *testing.T) {
 	}
 }
 
-func linkGate4MatchesGeneric[T autodiff.Float](t *testing.T) {
-	rng := rand.New(rand.NewPCG(23, 23))
+// runGate records the gate on in (the generic kernels if generic), runs
+// its backward pass from seed, and returns γ and the inputs' gradients.
+func runGate[T autodiff.Float](t *testing.T, in gateInputs[T], inputs []*autodiff.Var[T], seed *tensor.Dense[T], generic bool) [][]T {
+	t.Helper()
+	n, K := seed.Rows, seed.Cols
+	in.generic = generic
+	for _, v := range inputs {
+		v.ZeroGrad()
+	}
+	var tp autodiff.Tape[T]
+	out := linkGate(&tp, in, n, K)
+	if p := autodiff.OpOf[gateOp[T]](out); (p.gate4() || p.f32) == generic {
+		t.Fatalf("generic %v: the default gate's kernels are %v, the float32 path %v", generic, p.gate4(), p.f32)
+	}
+	if err := tp.BackwardSeeded(out, seed); err != nil {
+		t.Fatal(err)
+	}
+	res := [][]T{slices.Clone(out.Value.Data)}
+	for _, v := range inputs {
+		res = append(res, slices.Clone(v.Grad.Data))
+	}
+	return res
+}
+
+// The float32 gate computes the generic float64 gate's values and
+// gradients to float32 accuracy: γ and the per-link gradients to a
+// relative 1e-5 of their largest magnitude, the parameters' gradients
+// (sums over 1,061 links in blocks) to 1e-4.
+func TestLinkGate32(t *testing.T) {
+	for _, first := range []bool{false, true} {
+		linkGate32(t, first)
+	}
+}
+
+// firstGate turns in into the first iteration's gate (κ̂ = 0, no routing
+// consistency) and returns it with its inputs.
+func firstGate[T autodiff.Float](in gateInputs[T]) (gateInputs[T], []*autodiff.Var[T]) {
+	in.kappa, in.c, in.h, in.wc, in.alphaR = nil, nil, nil, nil, nil
+	return in, []*autodiff.Var[T]{in.betaRow, in.alphaC, in.a, in.alphaA}
+}
+
+func linkGate32(t *testing.T, first bool) {
+	rng := rand.New(rand.NewPCG(25, 25))
 	n, K := 2*gateBlock+37, 4
-	in, inputs := randGateInputs[T](rng, n, K)
-	for i := range in.c.Value.Data {
-		in.c.Value.Data[i] = T(math.Pow(10, -12*rng.Float64())) // down to 1e-12, below the 1e-9 of log(c+1e-9)
+	in32, inputs32 := randGateInputs[float32](rng, n, K)
+	for i := range in32.c.Value.Data {
+		in32.c.Value.Data[i] = float32(math.Pow(10, -12*rng.Float64()))
 	}
-	seed := tensor.NewDense[T](n, K)
-	for i := range seed.Data {
-		seed.Data[i] = T(rng.NormFloat64())
+	names := []string{"γ", "κ̂", "β", "α_c", "A", "α_a", "c", "h", "WC", "α_r"}
+	if first {
+		in32, inputs32 = firstGate(in32)
+		names = []string{"γ", "β", "α_c", "A", "α_a"}
 	}
-	run := func(generic bool) [][]T {
-		in.generic = generic
-		for _, v := range inputs {
-			v.ZeroGrad()
+	widen := func(v *autodiff.Var[float32]) *autodiff.Var[float64] {
+		m := tensor.NewDense[float64](v.Value.Rows, v.Value.Cols)
+		for i, x := range v.Value.Data {
+			m.Data[i] = float64(x)
 		}
-		var tp autodiff.Tape[T]
-		out := linkGate(&tp, in, n, K)
-		if p := autodiff.OpOf[gateOp[T]](out); p.gate4() == generic {
-			t.Fatalf("generic %v: the unrolled kernels are %v", generic, p.gate4())
-		}
-		if err := tp.BackwardSeeded(out, seed); err != nil {
-			t.Fatal(err)
-		}
-		res := [][]T{slices.Clone(out.Value.Data)}
-		for _, v := range inputs {
-			res = append(res, slices.Clone(v.Grad.Data))
-		}
-		return res
+		return autodiff.NewVar(m, true)
 	}
-	fast, generic := run(false), run(true)
-	for q := range fast {
-		for i, x := range fast[q] {
-			if y := generic[q][i]; x != y && !(x != x && y != y) {
-				t.Fatalf("result %d element %d: %v unrolled, %v generic", q, i, x, y)
+	var inputs64 []*autodiff.Var[float64]
+	for _, v := range inputs32 {
+		inputs64 = append(inputs64, widen(v))
+	}
+	in64 := gateInputs[float64]{betaRow: inputs64[0], alphaC: inputs64[1], a: inputs64[2], alphaA: inputs64[3]}
+	if !first {
+		in64 = gateInputs[float64]{kappa: inputs64[0], betaRow: inputs64[1], alphaC: inputs64[2], a: inputs64[3], alphaA: inputs64[4],
+			c: inputs64[5], h: inputs64[6], wc: inputs64[7], alphaR: inputs64[8]}
+	}
+	seed32, seed64 := tensor.NewDense[float32](n, K), tensor.NewDense[float64](n, K)
+	for i := range seed32.Data {
+		seed32.Data[i] = float32(rng.NormFloat64())
+		seed64.Data[i] = float64(seed32.Data[i])
+	}
+	got, want := runGate(t, in32, inputs32, seed32, false), runGate(t, in64, inputs64, seed64, true)
+	for q := range got {
+		scale := 0.0
+		for _, y := range want[q] {
+			scale = max(scale, math.Abs(y))
+		}
+		tol := 1e-5
+		if len(want[q]) <= K*K {
+			tol = 1e-4
+		}
+		for i, x := range got[q] {
+			if y := want[q][i]; !(math.Abs(float64(x)-y) <= tol*scale) {
+				t.Fatalf("first %v: %s[%d]: %v in float32, %v in float64 (largest %.3g)", first, names[q], i, x, y, scale)
 			}
 		}
 	}
 }
 
-// gate4Args has the field offsets that routing_gate4_amd64.s hard-codes.
-func TestGate4ArgsLayout(t *testing.T) {
-	want := map[string]uintptr{"kap": 0, "h": 8, "a": 16, "g": 24, "ga": 32, "c": 40, "lc": 48, "sig": 56,
-		"out": 64, "gKap": 72, "gA": 80, "gC": 88, "gH": 96, "n": 104, "beta": 112, "wc": 144,
-		"ac": 272, "aa": 280, "ar": 288, "part": 296}
-	typ := reflect.TypeFor[gate4Args]()
-	if typ.NumField() != len(want) || typ.Size() != 480 {
-		t.Fatalf("gate4Args has %d fields and %d bytes, want %d and 480", typ.NumField(), typ.Size(), len(want))
+// sigmoid32 is σ to float32 accuracy down to −87, σ(−87) below it (a
+// normal float32, so that the gate's Σσ never flushes to zero), 1 at the
+// top and NaN for NaN.
+func TestSigmoid32(t *testing.T) {
+	floor := sigmoid32(-87)
+	for x := -120.0; x <= 120; x += 0.0137 {
+		x32 := float32(x)
+		got, want := float64(sigmoid32(x32)), 1/(1+math.Exp(-float64(x32)))
+		if x32 < -87 {
+			want = float64(floor)
+		}
+		if math.Abs(got-want) > 3e-7*want {
+			t.Fatalf("sigmoid32(%v) = %v, want %v", x, got, want)
+		}
+	}
+	if want := math.Exp(-87); math.Abs(float64(floor)-want) > 3e-7*want {
+		t.Errorf("sigmoid32(-87) = %v, want %v", floor, want)
+	}
+	for _, c := range []struct{ x, want float32 }{{0, 0.5}, {200, 1}, {float32(math.Inf(1)), 1}, {float32(math.Inf(-1)), floor}} {
+		if got := sigmoid32(c.x); got != c.want {
+			t.Errorf("sigmoid32(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+	if got := sigmoid32(float32(math.NaN())); got == got {
+		t.Errorf("sigmoid32(NaN) = %v", got)
+	}
+}
+
+// The AVX-512 kernels of the float32 gate give its Go kernels' bits: γ and
+// every gradient, over two blocks and a partial one, with couplings down
+// to 1e-12, logits out to ±1e4 and a NaN, for the default gate and the
+// first iteration's, with σ kept and recomputed.
+func TestGate32Kernels(t *testing.T) {
+	if !gate32Vec() {
+		t.Skip("the float32 gate's vector kernels need AVX-512")
+	}
+	for _, first := range []bool{false, true} {
+		for _, keep := range []int{1 << 30, 0} { // σ kept, and recomputed in Backward
+			func() {
+				defer func(v int) { gateKeepMax = v }(gateKeepMax)
+				gateKeepMax = keep
+				gate32Kernels(t, first)
+			}()
+		}
+	}
+}
+
+func gate32Kernels(t *testing.T, first bool) {
+	rng := rand.New(rand.NewPCG(26, 26))
+	n, K := 2*gateBlock+39, 4
+	in, inputs := randGateInputs[float32](rng, n, K)
+	for i := range in.c.Value.Data {
+		in.c.Value.Data[i] = float32(math.Pow(10, -12*rng.Float64()))
+	}
+	for i := 0; i < n; i += 97 {
+		in.a.Value.Data[4*i+i%4] = float32(1e4 * rng.NormFloat64())
+	}
+	in.h.Value.Data[4*(n-2)+1] = float32(math.NaN())
+	if first {
+		in, inputs = firstGate(in)
+		in.a.Value.Data[4*(n-3)+2] = float32(math.NaN())
+	}
+	seed := tensor.NewDense[float32](n, K)
+	for i := range seed.Data {
+		seed.Data[i] = float32(rng.NormFloat64())
+	}
+	// Both under FlushDenormals, as in training: the kernels' worker
+	// goroutines always flush denormals (the floor of σ over G can be one).
+	var vec, ref [][]float32
+	tensor.FlushDenormals(func() { vec = runGate(t, in, inputs, seed, false) })
+	gate32VecOff = true
+	defer func() { gate32VecOff = false }()
+	tensor.FlushDenormals(func() { ref = runGate(t, in, inputs, seed, false) })
+	for q := range vec {
+		for i, x := range vec[q] {
+			if y := ref[q][i]; math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
+				t.Fatalf("first %v, keep %d: result %d element %d: %v (%#x) vector, %v (%#x) Go", first, gateKeepMax, q, i, x, math.Float32bits(x), y, math.Float32bits(y))
+			}
+		}
+	}
+}
+
+// gate32Args has the field offsets that routing_gate32_amd64.s hard-codes.
+func TestGate32ArgsLayout(t *testing.T) {
+	want := map[string]uintptr{"kap": 0, "h": 8, "a": 16, "c": 24, "lc": 32, "sig": 40, "out": 48, "g": 56,
+		"gKap": 64, "gA": 72, "gC": 80, "gH": 88, "n": 96, "ac": 104, "aa": 108, "ar": 112, "_": 116,
+		"beta": 120, "wc": 184, "wct": 440, "accB": 696, "accA": 760, "accW": 824}
+	typ := reflect.TypeFor[gate32Args]()
+	if typ.NumField() != len(want) || typ.Size() != 1080 {
+		t.Fatalf("gate32Args has %d fields and %d bytes, want %d and 1080", typ.NumField(), typ.Size(), len(want))
 	}
 	for i := range typ.NumField() {
 		f := typ.Field(i)
@@ -132,9 +282,6 @@ func BenchmarkLinkGate(b *testing.B) {
 // never keeps them: both give the bits of the path that keeps them, values
 // and gradients, over several blocks and a partial one.
 func TestLinkGateRecomputedSigma(t *testing.T) {
-	if !haveGate4AVX {
-		t.Skip("the gate's assembly kernels need AVX2")
-	}
 	rng := rand.New(rand.NewPCG(24, 24))
 	n, K := 3*gateBlock+91, 4
 	in, inputs := randGateInputs[float32](rng, n, K)
@@ -151,8 +298,8 @@ func TestLinkGateRecomputedSigma(t *testing.T) {
 		tp := autodiff.Tape[float32]{NoGrad: noGrad}
 		out := linkGate(&tp, in, n, K)
 		p := autodiff.OpOf[gateOp[float32]](out)
-		if p.blocked && (len(p.lc) != 0 || len(p.sig) != 0) {
-			t.Errorf("a blocked gate keeps %d values of log(c+1e-9) and %d of σ", len(p.lc), len(p.sig))
+		if p.blocked && (len(p.lc) != 0 || len(p.sig32) != 0) {
+			t.Errorf("a blocked gate keeps %d values of log(c+1e-9) and %d of σ", len(p.lc), len(p.sig32))
 		}
 		if noGrad {
 			return p.blocked, [][]float32{slices.Clone(out.Value.Data)}
