@@ -71,7 +71,7 @@ func gate32Set[T autodiff.Float](a *gate32Args, v *gateView[T]) {
 	}
 }
 
-// gate32Exp constants: a Cody–Waite split of ln 2 (n·ln2Hi is exact for
+// sigmoid32's constants: a Cody–Waite split of ln 2 (n·ln2Hi is exact for
 // |n| ≤ 126) and 1/k! for the degree-7 Taylor polynomial of e^r on |r| ≤
 // ln2/2 (truncation error below 5e-9, under float32's resolution).
 const (
