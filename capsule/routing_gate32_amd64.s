@@ -36,6 +36,8 @@
 #define G_ACCW 824
 
 
+// g32bidx spreads four links' scalars (lanes 0-3) over their lane groups
+// (VPERMPS: lanes 4j … 4j+3 take lane j).
 DATA g32bidx<>+0(SB)/4, $0
 DATA g32bidx<>+4(SB)/4, $0
 DATA g32bidx<>+8(SB)/4, $0
@@ -54,6 +56,7 @@ DATA g32bidx<>+56(SB)/4, $3
 DATA g32bidx<>+60(SB)/4, $3
 GLOBL g32bidx<>(SB), RODATA|NOPTR, $64
 
+// g32cidx gathers the first lane of each group into lanes 0-3 (VPERMPS).
 DATA g32cidx<>+0(SB)/4, $0
 DATA g32cidx<>+4(SB)/4, $4
 DATA g32cidx<>+8(SB)/4, $8
@@ -118,6 +121,12 @@ GLOBL g32c<>(SB), RODATA|NOPTR, $68
 	VPERMILPS $0xFF, h, t; \
 	VMULPS Z19, t, t; \
 	VADDPS t, r, r
+
+// HORNER is one step of e^r's polynomial: p = p·r + c, p in Z6, r in Z5,
+// c the scalar at g32c+off (multiply, then add: sigmoid32's roundings).
+#define HORNER(off) \
+	VMULPS Z5, Z6, Z6; \
+	VADDPS.BCST g32c<>+off(SB), Z6, Z6
 
 // LOAD_WC loads WC's rows into Z16-Z19.
 #define LOAD_WC \
@@ -195,20 +204,13 @@ fnor:
 	VMULPS Z27, Z4, Z6
 	VSUBPS Z6, Z5, Z5
 	VBROADCASTSS g32c<>+36(SB), Z6
-	VMULPS Z5, Z6, Z6
-	VADDPS.BCST g32c<>+40(SB), Z6, Z6
-	VMULPS Z5, Z6, Z6
-	VADDPS.BCST g32c<>+44(SB), Z6, Z6
-	VMULPS Z5, Z6, Z6
-	VADDPS.BCST g32c<>+48(SB), Z6, Z6
-	VMULPS Z5, Z6, Z6
-	VADDPS.BCST g32c<>+52(SB), Z6, Z6
-	VMULPS Z5, Z6, Z6
-	VADDPS.BCST g32c<>+56(SB), Z6, Z6
-	VMULPS Z5, Z6, Z6
-	VADDPS.BCST g32c<>+60(SB), Z6, Z6
-	VMULPS Z5, Z6, Z6
-	VADDPS.BCST g32c<>+64(SB), Z6, Z6
+	HORNER(40)
+	HORNER(44)
+	HORNER(48)
+	HORNER(52)
+	HORNER(56)
+	HORNER(60)
+	HORNER(64)
 	VCVTPS2DQ Z4, Z7
 	VPADDD Z25, Z7, Z7
 	VPSLLD $23, Z7, Z7

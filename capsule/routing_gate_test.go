@@ -98,13 +98,20 @@ func firstGate[T autodiff.Float](in gateInputs[T]) (gateInputs[T], []*autodiff.V
 	return in, []*autodiff.Var[T]{in.betaRow, in.alphaC, in.a, in.alphaA}
 }
 
+// gate32Inputs are randGateInputs for n links in float32 with couplings
+// from 1 down to 1e-12, below the 1e-9 of log(c+1e-9).
+func gate32Inputs(rng *rand.Rand, n int) (gateInputs[float32], []*autodiff.Var[float32]) {
+	in, inputs := randGateInputs[float32](rng, n, 4)
+	for i := range in.c.Value.Data {
+		in.c.Value.Data[i] = float32(math.Pow(10, -12*rng.Float64()))
+	}
+	return in, inputs
+}
+
 func linkGate32(t *testing.T, first bool) {
 	rng := rand.New(rand.NewPCG(25, 25))
 	n, K := 2*gateBlock+37, 4
-	in32, inputs32 := randGateInputs[float32](rng, n, K)
-	for i := range in32.c.Value.Data {
-		in32.c.Value.Data[i] = float32(math.Pow(10, -12*rng.Float64()))
-	}
+	in32, inputs32 := gate32Inputs(rng, n)
 	names := []string{"γ", "κ̂", "β", "α_c", "A", "α_a", "c", "h", "WC", "α_r"}
 	if first {
 		in32, inputs32 = firstGate(in32)
@@ -199,10 +206,7 @@ func TestGate32Kernels(t *testing.T) {
 func gate32Kernels(t *testing.T, first bool) {
 	rng := rand.New(rand.NewPCG(26, 26))
 	n, K := 2*gateBlock+39, 4
-	in, inputs := randGateInputs[float32](rng, n, K)
-	for i := range in.c.Value.Data {
-		in.c.Value.Data[i] = float32(math.Pow(10, -12*rng.Float64()))
-	}
+	in, inputs := gate32Inputs(rng, n)
 	for i := 0; i < n; i += 97 {
 		in.a.Value.Data[4*i+i%4] = float32(1e4 * rng.NormFloat64())
 	}
