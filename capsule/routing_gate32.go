@@ -15,8 +15,9 @@ import (
 // divisions and exponentials that float32 results do not need. This is
 // the generic gate's formula with each operation rounded to float32, in a
 // fixed order that the AVX-512 kernels (routing_gate32_amd64.s, four links
-// a vector) follow operation for operation, so the Go code below and the
-// kernels give the same bits on every machine (TestGate32Kernels).
+// a vector) and the AVX2 kernels (routing_gate32_avx2_amd64.s, two) follow
+// operation for operation, so the Go code below and the kernels give the
+// same bits on every machine (TestGate32Kernels).
 //
 // Per link, with ρ = h·WC, f = α_r·ℓ and ℓ = float32(log(c + 1e-9)):
 //
@@ -80,6 +81,7 @@ const (
 	gate32Ln2Lo = float32(1.42860682030941723212e-6)
 	gate32Min   = float32(-87) // e^{−87} is still a normal float32
 	gate32Eps   = float32(1e-9)
+	gate32Round = float32(1 << 23 * 1.5)
 )
 
 var gate32Poly = [8]float32{1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1, 1}
@@ -95,7 +97,11 @@ func sigmoid32(x float32) float32 {
 	if v < gate32Min {
 		v = gate32Min
 	}
-	n := float32(math.RoundToEven(float64(v * gate32Log2E)))
+	// n = v·log₂e rounded to the nearest integer, ties to even, as
+	// VRNDSCALEPS rounds it: adding and subtracting 1.5·2^23 rounds a
+	// float32 of magnitude below 2^22 so (|v·log₂e| ≤ 126; a NaN stays
+	// NaN; −0 becomes +0, which changes nothing below).
+	n := (v*gate32Log2E + gate32Round) - gate32Round
 	r := v - n*gate32Ln2Hi
 	r -= n * gate32Ln2Lo
 	p := gate32Poly[0]
@@ -317,7 +323,7 @@ func (p *gateOp[T]) forward32(lo, hi int, sig []float32, lc []float64, noOut boo
 	a.kap, a.h, a.a, a.lc, a.sig, a.out, a.n = at32(kap), at32(h), &aa[0], at64(lc), &sig[0], at32(out), hi-lo
 	done := 0
 	if gate32Vec() {
-		gate32FwdAVX512(&a)
+		gate32FwdVec(&a)
 		done = a.n &^ 3
 	}
 	gate32Forward(&a, done, kap, h, aa, sig[:4*a.n], out, lc)
@@ -387,7 +393,7 @@ func (p *gateOp[T]) backwardBlocks32(lo, hi int) {
 		a.gKap, a.gA, a.gC, a.gH, a.n = at32(s.gKap), at32(s.gA), at32(s.gC), at32(s.gH), n
 		done := 0
 		if gate32Vec() {
-			gate32BackAVX512(&a)
+			gate32BackVec(&a)
 			done = n &^ 3
 		}
 		gate32Backward(&a, done, s)

@@ -2,9 +2,9 @@
 
 package capsule
 
-func gate32FwdAVX512(a *gate32Args)  { panic("capsule: gate32FwdAVX512 without AVX-512") }
-func gate32BackAVX512(a *gate32Args) { panic("capsule: gate32BackAVX512 without AVX-512") }
+func gate32FwdVec(a *gate32Args)  { panic("capsule: gate32FwdVec without AVX2") }
+func gate32BackVec(a *gate32Args) { panic("capsule: gate32BackVec without AVX2") }
 
-var gate32VecOff bool
+var haveGate32AVX2, gate32VecOff, gate32AVX2Only bool
 
 func gate32Vec() bool { return false }

@@ -184,36 +184,49 @@ func TestSigmoid32(t *testing.T) {
 	}
 }
 
-// The AVX-512 kernels of the float32 gate give its Go kernels' bits: γ and
+// The AVX-512 and AVX2 kernels of the float32 gate give its Go kernels' bits: γ and
 // every gradient, over two blocks and a partial one, with couplings down
-// to 1e-12, logits out to ±1e4 and a NaN, for the default gate and the
-// first iteration's, with σ kept and recomputed.
+// to 1e-12, logits out to ±1e4 and, apart, a NaN, for the default gate and
+// the first iteration's, with σ kept and recomputed.
 func TestGate32Kernels(t *testing.T) {
 	if !gate32Vec() {
-		t.Skip("the float32 gate's vector kernels need AVX-512")
+		t.Skip("the float32 gate's vector kernels need AVX2")
 	}
-	for _, first := range []bool{false, true} {
-		for _, keep := range []int{1 << 30, 0} { // σ kept, and recomputed in Backward
-			func() {
-				defer func(v int) { gateKeepMax = v }(gateKeepMax)
-				gateKeepMax = keep
-				gate32Kernels(t, first)
-			}()
+	for _, avx2 := range []bool{false, true} {
+		if avx2 && !haveGate32AVX2 || !avx2 && !haveAVX512 {
+			continue
+		}
+		for _, first := range []bool{false, true} {
+			for _, keep := range []int{1 << 30, 0} { // σ kept, and recomputed in Backward
+				for _, nan := range []bool{false, true} {
+					func() {
+						defer func(v int, o bool) { gateKeepMax, gate32AVX2Only = v, o }(gateKeepMax, gate32AVX2Only)
+						gateKeepMax, gate32AVX2Only = keep, avx2
+						gate32Kernels(t, first, nan)
+					}()
+				}
+			}
 		}
 	}
 }
 
-func gate32Kernels(t *testing.T, first bool) {
+// gate32Kernels compares the kernels once on finite inputs and once with a
+// NaN in a link's h (or A), which turns the parameters' gradients to NaN.
+func gate32Kernels(t *testing.T, first, nan bool) {
 	rng := rand.New(rand.NewPCG(26, 26))
 	n, K := 2*gateBlock+39, 4
 	in, inputs := gate32Inputs(rng, n)
 	for i := 0; i < n; i += 97 {
 		in.a.Value.Data[4*i+i%4] = float32(1e4 * rng.NormFloat64())
 	}
-	in.h.Value.Data[4*(n-2)+1] = float32(math.NaN())
+	if nan {
+		in.h.Value.Data[4*(n-2)+1] = float32(math.NaN())
+	}
 	if first {
 		in, inputs = firstGate(in)
-		in.a.Value.Data[4*(n-3)+2] = float32(math.NaN())
+		if nan {
+			in.a.Value.Data[4*(n-3)+2] = float32(math.NaN())
+		}
 	}
 	seed := tensor.NewDense[float32](n, K)
 	for i := range seed.Data {
@@ -229,7 +242,8 @@ func gate32Kernels(t *testing.T, first bool) {
 	for q := range vec {
 		for i, x := range vec[q] {
 			if y := ref[q][i]; math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
-				t.Fatalf("first %v, keep %d: result %d element %d: %v (%#x) vector, %v (%#x) Go", first, gateKeepMax, q, i, x, math.Float32bits(x), y, math.Float32bits(y))
+				t.Fatalf("AVX2 only %v, first %v, keep %d, NaN %v: result %d element %d: %v (%#x) vector, %v (%#x) Go",
+					gate32AVX2Only, first, gateKeepMax, nan, q, i, x, math.Float32bits(x), y, math.Float32bits(y))
 			}
 		}
 	}
