@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "routing_gate32_amd64.h"
 
 // The float32 gate (routing_gate32.go) on AVX-512: four links a vector,
 // link j of a group in lanes 4j … 4j+3 with its perspectives in order. Each
@@ -9,32 +10,8 @@
 // ((x₀ + x₁) + x₂) + x₃ (SUM4), and the parameter-gradient terms go into
 // accumulators whose lane groups are gate32Args' (link e's into group
 // e mod 4), so the kernels give the Go kernels' bits (TestGate32Kernels).
-// The operands are a gate32Args (offsets below, checked by
-// TestGate32ArgsLayout); the kernels run the first n &^ 3 links.
-
-#define G_KAP 0
-#define G_H 8
-#define G_A 16
-#define G_C 24
-#define G_LC 32
-#define G_SIG 40
-#define G_OUT 48
-#define G_G 56
-#define G_GKAP 64
-#define G_GA 72
-#define G_GC 80
-#define G_GH 88
-#define G_N 96
-#define G_AC 104
-#define G_AA 108
-#define G_AR 112
-#define G_BETA 120
-#define G_WC 184
-#define G_WCT 440
-#define G_ACCB 696
-#define G_ACCA 760
-#define G_ACCW 824
-
+// The operands are a gate32Args (offsets in routing_gate32_amd64.h); the
+// kernels run the first n &^ 3 links.
 
 // g32bidx spreads four links' scalars (lanes 0-3) over their lane groups
 // (VPERMPS: lanes 4j … 4j+3 take lane j).
@@ -95,17 +72,6 @@ DATA g32c<>+56(SB)/4, $0x3f000000
 DATA g32c<>+60(SB)/4, $0x3f800000
 DATA g32c<>+64(SB)/4, $0x3f800000
 GLOBL g32c<>(SB), RODATA|NOPTR, $68
-
-// SUM4 sets every lane of a group of dst to the group's ((x₀ + x₁) + x₂) +
-// x₃ of src, with tmp as scratch.
-#define SUM4(src, dst, tmp) \
-	VPERMILPS $0x00, src, dst; \
-	VPERMILPS $0x55, src, tmp; \
-	VADDPS tmp, dst, dst; \
-	VPERMILPS $0xAA, src, tmp; \
-	VADDPS tmp, dst, dst; \
-	VPERMILPS $0xFF, src, tmp; \
-	VADDPS tmp, dst, dst
 
 // RHO sets r = ρ = h·WC (WC's rows in Z16-Z19) for the links' h in h: r =
 // h₀·WC₀, then r += h_k'·WC_k' for k' = 1, 2, 3. Scratch: t.

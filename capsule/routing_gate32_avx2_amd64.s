@@ -1,6 +1,7 @@
 //go:build !purego
 
 #include "textflag.h"
+#include "routing_gate32_amd64.h"
 
 // The float32 gate's kernels on AVX2 (routing_gate32.go): two links a
 // vector, link j of a pair in lanes 4j … 4j+3, each lane doing the Go
@@ -9,31 +10,8 @@
 // bits (TestGate32Kernels). The backward kernel takes four links an
 // iteration, the first pair into the accumulators' lane groups 0-1 and the
 // second into 2-3, which the groups' links mod 4 are. The operands are a
-// gate32Args (offsets as in routing_gate32_amd64.s); the kernels run the
+// gate32Args (offsets in routing_gate32_amd64.h); the kernels run the
 // first n &^ 3 links.
-
-#define G_KAP 0
-#define G_H 8
-#define G_A 16
-#define G_C 24
-#define G_LC 32
-#define G_SIG 40
-#define G_OUT 48
-#define G_G 56
-#define G_GKAP 64
-#define G_GA 72
-#define G_GC 80
-#define G_GH 88
-#define G_N 96
-#define G_AC 104
-#define G_AA 108
-#define G_AR 112
-#define G_BETA 120
-#define G_WC 184
-#define G_WCT 440
-#define G_ACCB 696
-#define G_ACCA 760
-#define G_ACCW 824
 
 #define V_SIGN 0
 #define V_LOG2E 32
@@ -215,17 +193,6 @@ DATA g32cidx2<>+24(SB)/4, $0
 DATA g32cidx2<>+28(SB)/4, $0
 GLOBL g32cidx2<>(SB), RODATA|NOPTR, $32
 
-// SUM4Y sets every lane of a group of dst to the group's ((x₀ + x₁) + x₂) +
-// x₃ of src, with tmp as scratch.
-#define SUM4Y(src, dst, tmp) \
-	VPERMILPS $0x00, src, dst; \
-	VPERMILPS $0x55, src, tmp; \
-	VADDPS tmp, dst, dst; \
-	VPERMILPS $0xAA, src, tmp; \
-	VADDPS tmp, dst, dst; \
-	VPERMILPS $0xFF, src, tmp; \
-	VADDPS tmp, dst, dst
-
 // RHOY sets r = ρ = h·WC (WC's rows from the operands) for the links' h in
 // h: r = h₀·WC₀, then r += h_k'·WC_k'. Scratch: t.
 #define RHOY(h, r, t) \
@@ -327,7 +294,7 @@ vfnor:
 	VMOVUPS Y8, (R10)
 	TESTQ DI, DI
 	JZ vfnoout
-	SUM4Y(Y8, Y0, Y1)
+	SUM4(Y8, Y0, Y1)
 	VDIVPS Y0, Y8, Y1
 	VMOVUPS Y1, (DI)
 	ADDQ $32, DI
@@ -350,9 +317,9 @@ vfdone:
 #define BPAIR(off, lkap, lnokap, lnoa, lnoc, lnoh, lnext) \
 	VMOVUPS (R10)(R8*4), Y0; \
 	VMOVUPS (R11)(R8*4), Y1; \
-	SUM4Y(Y0, Y2, Y3); \
+	SUM4(Y0, Y2, Y3); \
 	VMULPS (DI)(R8*4), Y1, Y3; \
-	SUM4Y(Y3, Y4, Y5); \
+	SUM4(Y3, Y4, Y5); \
 	VSUBPS Y4, Y1, Y4; \
 	VDIVPS Y2, Y4, Y4; \
 	VMULPS Y0, Y4, Y4; \
@@ -367,15 +334,15 @@ lkap: \
 	VSUBPS G_BETA(SI), Y5, Y5; \
 	VMULPS Y5, Y4, Y6; \
 	VXORPS g32v<>+V_SIGN(SB), Y6, Y7; \
-	SUM4Y(Y7, Y1, Y0); \
+	SUM4(Y7, Y1, Y0); \
 	VMULPS Y5, Y6, Y8; \
-	SUM4Y(Y8, Y2, Y0); \
+	SUM4(Y8, Y2, Y0); \
 	VMULPS Y12, Y4, Y6; \
 	VMULPS Y5, Y6, Y6; \
 	VADDPS G_ACCB+off(SI), Y6, Y6; \
 	VMOVUPS Y6, G_ACCB+off(SI); \
 	VMULPS (DX)(R8*4), Y4, Y5; \
-	SUM4Y(Y5, Y3, Y0); \
+	SUM4(Y5, Y3, Y0); \
 	VMULPS Y9, Y2, Y7; \
 	VBLENDPS $0x22, Y3, Y7, Y7; \
 	VXORPS Y8, Y8, Y8; \
@@ -403,7 +370,7 @@ lnoa: \
 	VMOVUPS (BX)(R8*4), Y6; \
 	RHOY(Y6, Y7, Y8); \
 	VMULPS Y7, Y4, Y8; \
-	SUM4Y(Y8, Y3, Y0); \
+	SUM4(Y8, Y3, Y0); \
 	VCVTPD2PSX (R13)(R8*2), X5; \
 	VPERMPS Y5, Y15, Y5; \
 	VMULPS Y5, Y3, Y8; \

@@ -249,7 +249,8 @@ func gate32Kernels(t *testing.T, first, nan bool) {
 	}
 }
 
-// gate32Args has the field offsets that routing_gate32_amd64.s hard-codes.
+// gate32Args has the field offsets that routing_gate32_amd64.h hard-codes for
+// the kernels.
 func TestGate32ArgsLayout(t *testing.T) {
 	want := map[string]uintptr{"kap": 0, "h": 8, "a": 16, "c": 24, "lc": 32, "sig": 40, "out": 48, "g": 56,
 		"gKap": 64, "gA": 72, "gC": 80, "gH": 88, "n": 96, "ac": 104, "aa": 108, "ar": 112, "_": 116,
