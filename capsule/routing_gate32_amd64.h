@@ -35,3 +35,15 @@
 	VADDPS tmp, dst, dst; \
 	VPERMILPS $0xFF, src, tmp; \
 	VADDPS tmp, dst, dst
+
+// G32_ARGS loads a kernel's operands: SI the gate32Args, AX κ̂, BX h, DX A,
+// R13 log(c+1e-9), R10 σ, DI γ, CX the number of links.
+#define G32_ARGS \
+	MOVQ a+0(FP), SI; \
+	MOVQ G_KAP(SI), AX; \
+	MOVQ G_H(SI), BX; \
+	MOVQ G_A(SI), DX; \
+	MOVQ G_LC(SI), R13; \
+	MOVQ G_SIG(SI), R10; \
+	MOVQ G_OUT(SI), DI; \
+	MOVQ G_N(SI), CX

@@ -108,14 +108,7 @@ GLOBL g32c<>(SB), RODATA|NOPTR, $68
 // WC, Z20 β, Z21-Z23 α_r, α_a, α_c, Z24 −½, Z25 the exponent bias, Z26 1,
 // Z27-Z29 ln2lo, ln2hi, log₂e, Z30 −87, Z31 the sign bit; Z0-Z8 scratch.
 TEXT ·gate32FwdAVX512(SB), NOSPLIT, $0-8
-	MOVQ a+0(FP), SI
-	MOVQ G_KAP(SI), AX
-	MOVQ G_H(SI), BX
-	MOVQ G_A(SI), DX
-	MOVQ G_LC(SI), R13
-	MOVQ G_SIG(SI), R10
-	MOVQ G_OUT(SI), DI
-	MOVQ G_N(SI), CX
+	G32_ARGS
 	SHRQ $2, CX
 	JZ fdone
 	VMOVDQU32 g32bidx<>(SB), Z15
@@ -222,16 +215,9 @@ fdone:
 // Z25-Z27 α_r, α_a, α_c, Z28 −½, Z29 1, Z30 the compaction index, Z31 the
 // link-broadcast index; Z0-Z9 scratch. R8 is 4·(the link's index).
 TEXT ·gate32BackAVX512(SB), NOSPLIT, $0-8
-	MOVQ a+0(FP), SI
-	MOVQ G_KAP(SI), AX
-	MOVQ G_H(SI), BX
-	MOVQ G_A(SI), DX
+	G32_ARGS
 	MOVQ G_C(SI), R12
-	MOVQ G_LC(SI), R13
-	MOVQ G_SIG(SI), R10
-	MOVQ G_OUT(SI), DI
 	MOVQ G_G(SI), R11
-	MOVQ G_N(SI), CX
 	SHRQ $2, CX
 	JZ bdone
 	VMOVUPS G_ACCB(SI), Z10

@@ -219,14 +219,7 @@ GLOBL g32cidx2<>(SB), RODATA|NOPTR, $32
 // α_r, α_a, α_c, Y13 the sign bit, Y14 −87, Y15 the link-broadcast index;
 // Y0-Y8 scratch.
 TEXT ·gate32FwdAVX2(SB), NOSPLIT, $0-8
-	MOVQ a+0(FP), SI
-	MOVQ G_KAP(SI), AX
-	MOVQ G_H(SI), BX
-	MOVQ G_A(SI), DX
-	MOVQ G_LC(SI), R13
-	MOVQ G_SIG(SI), R10
-	MOVQ G_OUT(SI), DI
-	MOVQ G_N(SI), CX
+	G32_ARGS
 	SHRQ $2, CX
 	SHLQ $1, CX // pairs
 	JZ vfdone
@@ -433,16 +426,9 @@ lnext: \
 //
 // gate32BackAVX512 on AVX2, four links an iteration (BPAIR twice).
 TEXT ·gate32BackAVX2(SB), NOSPLIT, $0-8
-	MOVQ a+0(FP), SI
-	MOVQ G_KAP(SI), AX
-	MOVQ G_H(SI), BX
-	MOVQ G_A(SI), DX
+	G32_ARGS
 	MOVQ G_C(SI), R12
-	MOVQ G_LC(SI), R13
-	MOVQ G_SIG(SI), R10
-	MOVQ G_OUT(SI), DI
 	MOVQ G_G(SI), R11
-	MOVQ G_N(SI), CX
 	SHRQ $2, CX
 	JZ vbdone
 	VMOVDQU g32bidx2<>(SB), Y15
