@@ -1,5 +1,7 @@
 package capsule
 
+import "github.com/prcaps/prcaps/autodiff"
+
 // cosBackArgs are the operands of cosBackAVX512, linkCos's backward loop
 // over segments: a child's links in child order (backwardChildren) or a
 // parent's (backwardParents). Segment s has the positions
@@ -25,10 +27,8 @@ type cosBackArgs struct {
 
 // cosBackVec reports whether linkCos's backward loops run on AVX-512
 // (float32, rows of at most 64 values).
-func cosBackVec[T any](d int) bool {
-	var z T
-	_, f32 := any(z).(float32)
-	return f32 && haveAVX512 && !cosVecOff && d <= 64
+func cosBackVec[T autodiff.Float](d int) bool {
+	return isFloat32[T]() && haveAVX512 && !cosVecOff && d <= 64
 }
 
 // cosVecOff makes linkCos's backward loops take the Go code (tests).

@@ -2,8 +2,6 @@
 
 package capsule
 
-import "golang.org/x/sys/cpu"
-
 // gate32FwdAVX512 is gate32Forward for the first n &^ 3 links of a, four
 // links a vector (routing_gate32_amd64.s).
 //
@@ -24,15 +22,12 @@ func gate32FwdAVX2(a *gate32Args)
 //go:noescape
 func gate32BackAVX2(a *gate32Args)
 
-// haveGate32AVX2 reports whether the AVX2 kernels can run.
-var haveGate32AVX2 = cpu.X86.HasAVX2
-
 // gate32VecOff keeps the float32 gate on its Go kernels, and gate32AVX2Only
 // off its AVX-512 ones (for the tests that compare them).
 var gate32VecOff, gate32AVX2Only bool
 
 // gate32Vec reports whether one of the float32 gate's vector kernels runs.
-func gate32Vec() bool { return !gate32VecOff && (haveAVX512 || haveGate32AVX2) }
+func gate32Vec() bool { return !gate32VecOff && (haveAVX512 || haveAVX2) }
 
 // gate32FwdVec runs the forward kernel that the machine has (gate32Vec).
 func gate32FwdVec(a *gate32Args) {

@@ -193,7 +193,7 @@ func TestGate32Kernels(t *testing.T) {
 		t.Skip("the float32 gate's vector kernels need AVX2")
 	}
 	for _, avx2 := range []bool{false, true} {
-		if avx2 && !haveGate32AVX2 || !avx2 && !haveAVX512 {
+		if avx2 && !haveAVX2 || !avx2 && !haveAVX512 {
 			continue
 		}
 		for _, first := range []bool{false, true} {

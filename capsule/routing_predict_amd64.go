@@ -2,13 +2,6 @@
 
 package capsule
 
-import "golang.org/x/sys/cpu"
-
-// haveAVX512 reports whether the AVX-512 kernels of routing_predict_amd64.s
-// (the prediction wrap) and routing_cos_amd64.s (linkCos's backward loops)
-// can run.
-var haveAVX512 = cpu.X86.HasAVX512F
-
 // wrapRowNone handles the blocks of one child row that cannot wrap and
 // returns a bit for each block left to the Go code (see the assembly).
 //

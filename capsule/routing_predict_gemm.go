@@ -323,6 +323,14 @@ func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
 	s, tt := p.s, p.t
 	d, Q, K, n := s+tt, len(p.wsph), len(p.beta), p.a.Value.Rows
 	per := d + 1
+	// The float32 views of the vector kernel's operands.
+	var gr, gT, gS []float32
+	if p.vec.on {
+		gr, gT = any(p.out.Grad.Data).([]float32), any(p.gemm.gT.Data).([]float32)
+		if s > 0 {
+			gS = any(p.gemm.gS.Data).([]float32)
+		}
+	}
 	for b := lo; b < hi; b++ {
 		part := p.part[b*Q*per : (b+1)*Q*per]
 		clear(part)
@@ -340,13 +348,12 @@ func (p *predictOp[T]) wrapGradBlocks(lo, hi int) {
 			}
 			// The blocks that did not wrap by the vector kernel, the
 			// others in Go, in block order: each adds to its own ∂r.
-			g, v := &p.gemm, &p.vec
-			gT := any(g.gT.Data).([]float32)
+			v := &p.vec
 			var gs *float32
 			if s > 0 {
-				gs = &any(g.gS.Data).([]float32)[i*Q*s]
+				gs = &gS[i*Q*s]
 			}
-			missed := wrapRowCopy(&any(p.out.Grad.Data).([]float32)[i*K*d], &gT[i*Q*tt], gs, 4*tt, 4*s, 4*d, &v.rk[0], &p.wrap[3*i*K], v.maskT, v.maskS, Q)
+			missed := wrapRowCopy(&gr[i*K*d], &gT[i*Q*tt], gs, 4*tt, 4*s, 4*d, &v.rk[0], &p.wrap[3*i*K], v.maskT, v.maskS, Q)
 			for missed != 0 {
 				p.wrapGradBlock(i, bits.TrailingZeros64(missed), dr)
 				missed &= missed - 1

@@ -2,10 +2,6 @@
 
 package capsule
 
-// haveAVX512 is false off amd64 (or with the purego tag): the wrap and
-// linkCos's backward loops run in Go.
-const haveAVX512 = false
-
 func wrapRowNone(xT, xS *float32, tt4, s4 int, bias *float32, d4 int, out *float32, rk *int32, wrap *float64, lim *float32, maskT, maskS uint16, nq int) (missed uint64) {
 	panic("capsule: wrapRowNone without AVX-512")
 }
