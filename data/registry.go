@@ -103,6 +103,25 @@ func DefaultRoot() string {
 	return ""
 }
 
+// ErrNoRoot is wrapped by CheckRoot's error: a data directory that does
+// not exist.
+var ErrNoRoot = errors.New("no such directory")
+
+// CheckRoot reports a data directory root that is not an existing
+// directory (nil for "", which means the embedded datasets only). Load
+// itself falls back to the embedded Cora and MUTAG when a root lacks them,
+// so a caller that takes root from its user checks it first, rather than
+// train on an embedded copy of a dataset it meant to read from disk.
+func CheckRoot(root string) error {
+	if root == "" {
+		return nil
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s: %w", root, ErrNoRoot)
+	}
+	return nil
+}
+
 // CacheRoot is the per-user directory that `prcaps datasets download`
 // writes to by default, or "" if the platform has none.
 func CacheRoot() string {

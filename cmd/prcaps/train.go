@@ -300,17 +300,14 @@ func startCPUProfile(path string) (stop func(), err error) {
 }
 
 // checkRoot refuses a data directory given on the command line (or by
-// $PRCAPS_DATA) that does not exist, instead of falling back to the
-// embedded datasets.
+// $PRCAPS_DATA) that does not exist (data.CheckRoot), instead of falling
+// back to the embedded datasets, naming where it came from.
 func checkRoot(root string, given bool) error {
-	if root == "" {
+	if data.CheckRoot(root) == nil {
 		return nil
 	}
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		if given {
-			return usagef("--data %s: no such directory", root)
-		}
-		return usagef("%s=%s: no such directory (unset it or pass --data DIR)", data.EnvVar, root)
+	if given {
+		return usagef("--data %s: no such directory", root)
 	}
-	return nil
+	return usagef("%s=%s: no such directory (unset it or pass --data DIR)", data.EnvVar, root)
 }
