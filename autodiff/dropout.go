@@ -110,27 +110,18 @@ func Dropout[T Float](t *Tape[T], x *Var[T], p float64, rng *rand.Rand, training
 
 // dropoutDraws draws one block's mask values from src, two elements per
 // 64-bit draw (the low 32 bits first), and writes them to dst, or with mul
-// multiplies dst by them (ReLUDropout's output, in place).
+// multiplies dst by them (ReLUDropout's output, in place). The draws come
+// first, into a buffer on the stack, and the decisions in one vector pass
+// (tensor.DropoutMask): the bits of deciding them draw by draw.
 func dropoutDraws[T Float](dst []T, src *rand.PCG, thr uint64, keep T, mul bool) {
-	for i := 0; i < len(dst); i += 2 {
-		r := src.Uint64()
-		k0, k1 := dropoutKeep(r&0xffffffff, thr, keep), dropoutKeep(r>>32, thr, keep)
-		if !mul {
-			dst[i] = k0
-			if i+1 < len(dst) {
-				dst[i+1] = k1
-			}
-			continue
-		}
-		dst[i] *= k0
-		if i+1 < len(dst) {
-			dst[i+1] *= k1
-		}
+	var buf [dropoutBlock / 2]uint64
+	words := buf[:(len(dst)+1)/2]
+	for i := range words {
+		words[i] = src.Uint64()
 	}
-}
-
-// dropoutKeep maps one 32-bit uniform draw to a mask value, without a
-// branch: the outcome is random, so a branch would mispredict half the time.
-func dropoutKeep[T Float](u, thr uint64, keep T) T {
-	return keep * T(unaryIndicator(u >= thr))
+	var s []T
+	if mul {
+		s = dst // (dst·1)·m is dst·m
+	}
+	tensor.DropoutMask(dst, s, words, thr, 1, keep)
 }

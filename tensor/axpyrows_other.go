@@ -132,3 +132,7 @@ func normalizeGradRows32(dx, grad, xhat, c1, c2, c3 *float32, rows, cols int) {
 func addScaledRowsWiden32(acc, pw *float64, w, z *float32, cls *int32, ks *float64, m, d int) {
 	panic("tensor: addScaledRowsWiden32 without AVX2")
 }
+
+func dropoutMask32(dst, src *float32, words *uint64, n int, thr uint32, scale, val float32) {
+	panic("tensor: dropoutMask32 without AVX2")
+}

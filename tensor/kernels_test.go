@@ -451,6 +451,51 @@ func TestDropoutCSR(t *testing.T) {
 	}
 }
 
+// TestDropoutCSRDraws pins DropoutCSR's mask to its definition: value i is
+// decided by the low (even i) or high (odd i) half of the (i/2)-th 64-bit
+// draw, kept when the half is ≥ p·2³², across the chunks of drawn words
+// and with an odd count of values; steady-state calls allocate nothing.
+func TestDropoutCSRDraws(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	src := randCSR[float32](rng, 150, 101, 0.2)
+	if len(src.Data)%2 == 0 {
+		src.Data = src.Data[:len(src.Data)-1]
+		src.Indices = src.Indices[:len(src.Data)]
+		src.Indptr[len(src.Indptr)-1] = int32(len(src.Data))
+	}
+	if len(src.Data) < 1200 {
+		t.Fatalf("%d values: too few to cross a chunk", len(src.Data))
+	}
+	for i := range src.Data {
+		src.Data[i] = float32(i%9) - 4 // negative, zero and positive values
+	}
+	p := 0.35
+	var dst CSR[float32]
+	DropoutCSR(&dst, src, p, rand.New(rand.NewPCG(9, 9)))
+	draws := rand.New(rand.NewPCG(9, 9))
+	thr := uint64(p * (1 << 32))
+	scale := float32(1 / (1 - p))
+	var word uint64
+	for i, v := range src.Data {
+		u := word >> 32
+		if i%2 == 0 {
+			word = draws.Uint64()
+			u = word & (1<<32 - 1)
+		}
+		var keep float32
+		if u >= thr {
+			keep = 1
+		}
+		if want := v * scale * keep; math.Float32bits(dst.Data[i]) != math.Float32bits(want) {
+			t.Fatalf("value %d: got %v, want %v", i, dst.Data[i], want)
+		}
+	}
+	seeded := rand.New(rand.NewPCG(1, 1))
+	if a := testing.AllocsPerRun(10, func() { DropoutCSR(&dst, src, p, seeded) }); a != 0 {
+		t.Fatalf("DropoutCSR allocates %v times a call", a)
+	}
+}
+
 func TestRowKernels(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	testRows[float32](t)

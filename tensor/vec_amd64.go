@@ -64,3 +64,10 @@ func normalizeRows32(y, xhat, x, mu, rstd, gamma, beta *float32, rows, cols int)
 
 //go:noescape
 func normalizeGradRows32(dx, grad, xhat, c1, c2, c3 *float32, rows, cols int)
+
+// dropoutMask32 is DropoutMask's kernel for n float32 elements, n a
+// multiple of 8, the uniforms read as the uint32 halves of words in memory
+// order (low half first on amd64); src nil writes the mask.
+//
+//go:noescape
+func dropoutMask32(dst, src *float32, words *uint64, n int, thr uint32, scale, val float32)

@@ -374,3 +374,47 @@ asnext:
 asdone:
 	VZEROUPPER
 	RET
+
+// func dropoutMask32(dst, src *float32, words *uint64, n int, thr uint32, scale, val float32)
+// m = val where the uniform u ≥ thr (unsigned: max(u, thr) = u), else +0;
+// dst = m, or dst = (src·scale)·m with src non-nil. n a multiple of 8.
+TEXT ·dropoutMask32(SB), NOSPLIT, $0-44
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ words+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVL thr+32(FP), BX
+	VMOVD BX, X5
+	VPBROADCASTD X5, Y5
+	VBROADCASTSS scale+36(FP), Y6
+	VBROADCASTSS val+40(FP), Y7
+	XORQ AX, AX
+	TESTQ SI, SI
+	JZ dmmask
+dmmul:
+	TESTQ CX, CX
+	JZ dmdone
+	VMOVDQU (DX)(AX*4), Y0
+	VPMAXUD Y5, Y0, Y1
+	VPCMPEQD Y1, Y0, Y1
+	VANDPS Y7, Y1, Y1
+	VMULPS (SI)(AX*4), Y6, Y2
+	VMULPS Y1, Y2, Y2
+	VMOVUPS Y2, (DI)(AX*4)
+	ADDQ $8, AX
+	SUBQ $8, CX
+	JMP dmmul
+dmmask:
+	TESTQ CX, CX
+	JZ dmdone
+	VMOVDQU (DX)(AX*4), Y0
+	VPMAXUD Y5, Y0, Y1
+	VPCMPEQD Y1, Y0, Y1
+	VANDPS Y7, Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ $8, AX
+	SUBQ $8, CX
+	JMP dmmask
+dmdone:
+	VZEROUPPER
+	RET
