@@ -375,9 +375,17 @@ asdone:
 	VZEROUPPER
 	RET
 
+// DM_DECIDE loads eight uniforms at (DX)(AX*4) and sets Y1 to the mask
+// values: val (Y7) where u ≥ thr (Y5; unsigned: max(u, thr) = u), else +0.
+#define DM_DECIDE \
+	VMOVDQU (DX)(AX*4), Y0; \
+	VPMAXUD Y5, Y0, Y1; \
+	VPCMPEQD Y1, Y0, Y1; \
+	VANDPS Y7, Y1, Y1
+
 // func dropoutMask32(dst, src *float32, words *uint64, n int, thr uint32, scale, val float32)
-// m = val where the uniform u ≥ thr (unsigned: max(u, thr) = u), else +0;
-// dst = m, or dst = (src·scale)·m with src non-nil. n a multiple of 8.
+// m = val where the uniform u ≥ thr, else +0 (DM_DECIDE); dst = m, or
+// dst = (src·scale)·m with src non-nil. n a multiple of 8.
 TEXT ·dropoutMask32(SB), NOSPLIT, $0-44
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
@@ -394,10 +402,7 @@ TEXT ·dropoutMask32(SB), NOSPLIT, $0-44
 dmmul:
 	TESTQ CX, CX
 	JZ dmdone
-	VMOVDQU (DX)(AX*4), Y0
-	VPMAXUD Y5, Y0, Y1
-	VPCMPEQD Y1, Y0, Y1
-	VANDPS Y7, Y1, Y1
+	DM_DECIDE
 	VMULPS (SI)(AX*4), Y6, Y2
 	VMULPS Y1, Y2, Y2
 	VMOVUPS Y2, (DI)(AX*4)
@@ -407,10 +412,7 @@ dmmul:
 dmmask:
 	TESTQ CX, CX
 	JZ dmdone
-	VMOVDQU (DX)(AX*4), Y0
-	VPMAXUD Y5, Y0, Y1
-	VPCMPEQD Y1, Y0, Y1
-	VANDPS Y7, Y1, Y1
+	DM_DECIDE
 	VMOVUPS Y1, (DI)(AX*4)
 	ADDQ $8, AX
 	SUBQ $8, CX
