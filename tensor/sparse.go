@@ -663,9 +663,8 @@ func DropoutCSR[T Float](dst, src *CSR[T], p float64, rng *rand.Rand) {
 		clear(dst.Data)
 		return
 	}
-	// One 64-bit draw gives two 32-bit uniforms: keep when u ≥ p·2³², the
-	// decisions made by DropoutMask in chunks of drawn words (a 50% mask
-	// would defeat branch prediction).
+	// One 64-bit draw gives two 32-bit uniforms: keep when u ≥ p·2³².
+	// DropoutMask decides a chunk of drawn words at a time.
 	scale := T(1 / (1 - p))
 	thr := uint64(p * (1 << 32))
 	var buf [256]uint64
