@@ -160,13 +160,8 @@ func Unmarshal(b []byte) (*Checkpoint, error) {
 		return nil, fmt.Errorf("checkpoint format version %q; this prcaps reads version %d", v, Version)
 	}
 	c := &Checkpoint{Model: meta[keyModel], Dataset: meta[keyDataset], DatasetSHA256: meta[keySHA]}
-	switch meta[keyTask] {
-	case "node":
-		c.Task = data.NodeTask
-	case "graph":
-		c.Task = data.GraphTask
-	default:
-		return nil, fmt.Errorf("unknown task %q", meta[keyTask])
+	if c.Task, err = data.ParseTask(meta[keyTask]); err != nil {
+		return nil, err
 	}
 	if c.Config, err = model.DefaultConfig(c.Task, c.Model); err != nil {
 		return nil, err

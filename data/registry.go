@@ -27,6 +27,17 @@ func (t Task) String() string {
 	return "node"
 }
 
+// ParseTask is the Task whose String is name ("node" or "graph").
+func ParseTask(name string) (Task, error) {
+	switch name {
+	case "node":
+		return NodeTask, nil
+	case "graph":
+		return GraphTask, nil
+	}
+	return NodeTask, fmt.Errorf("unknown task %q", name)
+}
+
 // Info describes a dataset the registry knows by name.
 type Info struct {
 	Name     string // command-line name, lower case

@@ -26,3 +26,17 @@ func TestCheckRoot(t *testing.T) {
 		}
 	}
 }
+
+// ParseTask reads back what Task.String writes, and nothing else.
+func TestParseTask(t *testing.T) {
+	for _, task := range []Task{NodeTask, GraphTask} {
+		if got, err := ParseTask(task.String()); err != nil || got != task {
+			t.Errorf("ParseTask(%q) = %v, %v", task, got, err)
+		}
+	}
+	for _, bad := range []string{"", "Node", "graphs", "edge"} {
+		if _, err := ParseTask(bad); err == nil {
+			t.Errorf("ParseTask(%q): no error", bad)
+		}
+	}
+}

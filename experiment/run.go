@@ -78,9 +78,9 @@ func (r Run) hooks() (func(int, train.Epoch), func(int, train.Result)) {
 	if r.Progress == nil {
 		return r.OnEpoch, r.OnRun
 	}
-	unit, runs := "run", r.Node.Seeds
+	unit, runs := r.Unit(), r.Node.Seeds
 	if r.Dataset.Task == data.GraphTask {
-		unit, runs = "fold", r.Graph.Runs()
+		runs = r.Graph.Runs()
 	}
 	if r.Label != "" {
 		unit = r.Label + " " + unit
@@ -106,6 +106,27 @@ func (r Run) hooks() (func(int, train.Epoch), func(int, train.Result)) {
 		}
 	}
 	return onEpoch, onRun
+}
+
+// Unit is what one run of the protocol is called: "fold" on a graph
+// dataset, "run" (a seed) on a node dataset.
+func (r Run) Unit() string {
+	if r.Dataset != nil && r.Dataset.Task == data.GraphTask {
+		return "fold"
+	}
+	return "run"
+}
+
+// SummaryText is sum, the summary of this run's protocol, as one line:
+// mean ± std test accuracy in percent, the runs, the parameter count, the
+// wall time per run and the failed runs, if any.
+func (r Run) SummaryText(sum train.Summary) string {
+	unit, failed := r.Unit(), ""
+	if len(sum.Failed) > 0 {
+		failed = fmt.Sprintf("; %d %s(s) FAILED (see below)", len(sum.Failed), unit)
+	}
+	return fmt.Sprintf("%s on %s, %s: test accuracy %.2f ± %.2f %% over %d %s(s); %d parameters; %.2f s per %s%s",
+		sum.Model, sum.Dataset, sum.Protocol, 100*sum.MeanAcc, 100*sum.StdAcc, sum.Runs, unit, sum.Params, sum.SecondsPerRun, unit, failed)
 }
 
 // ModelName is the model the run trains.

@@ -171,3 +171,25 @@ func TestRunRecord(t *testing.T) {
 		t.Fatalf("the node and graph protocols have one name, %q: the test cannot tell them apart", n)
 	}
 }
+
+// A run's summary line says its unit (runs of seeds, or folds) and its
+// failures.
+func TestRunSummaryText(t *testing.T) {
+	for _, tc := range []struct {
+		name, unit string
+	}{{"cora", "run"}, {"mutag", "fold"}} {
+		r := Run{Dataset: embedded(t, tc.name), Model: "gcn"}
+		if r.Unit() != tc.unit {
+			t.Fatalf("%s: unit %q, want %q", tc.name, r.Unit(), tc.unit)
+		}
+		sum := train.Summary{Model: "gcn", Dataset: "D", Protocol: "P", Runs: 2, MeanAcc: 0.5, StdAcc: 0.25, Params: 7, SecondsPerRun: 1.5}
+		want := "gcn on D, P: test accuracy 50.00 ± 25.00 % over 2 " + tc.unit + "(s); 7 parameters; 1.50 s per " + tc.unit
+		if got := r.SummaryText(sum); got != want {
+			t.Errorf("%s: %q, want %q", tc.name, got, want)
+		}
+		sum.Failed = []train.RunFailure{{Run: 1}}
+		if got := r.SummaryText(sum); !strings.HasSuffix(got, "; 1 "+tc.unit+"(s) FAILED (see below)") {
+			t.Errorf("%s with a failure: %q", tc.name, got)
+		}
+	}
+}

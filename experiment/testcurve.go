@@ -25,6 +25,15 @@ type TestCurves struct {
 // Close has run.
 func (c *TestCurves) Selection() train.CurveSelection { return c.sel }
 
+// SelectionText is Selection as the line that reports it, naming the
+// curves file path: not a result of the protocol (it selects on test
+// labels), for comparison with papers that report it.
+func (c *TestCurves) SelectionText(path string) string {
+	sel := c.sel
+	return fmt.Sprintf("test-curve reporting (selects on test labels; for comparison with papers only): %.2f ± %.2f %% at epoch %d, "+
+		"the best mean test accuracy over %d fold(s); curves in %s", 100*sel.MeanAcc, 100*sel.StdAcc, sel.Epoch, sel.FoldCount, path)
+}
+
 // NewTestCurves starts the curves file at path, which Close writes whole
 // (an interrupted run leaves an existing file as it was).
 func NewTestCurves(path string) (*TestCurves, error) {

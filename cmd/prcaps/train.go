@@ -153,12 +153,11 @@ func (f *trainFlags) check(ds *data.Dataset) error {
 
 // loadData loads --dataset for --task, or the user's files given with --edges.
 func (f *trainFlags) loadData() (*data.Dataset, error) {
-	switch t := strings.ToLower(f.task); t {
-	case "", "node", "graph":
-		f.task = t
-	default:
+	t := strings.ToLower(f.task)
+	if _, err := data.ParseTask(t); err != nil && t != "" {
 		return nil, usagef("--task must be node or graph, not %q", f.task)
 	}
+	f.task = t
 	if f.edges != "" {
 		if f.task == "graph" {
 			return nil, usagef("--edges gives a node-classification dataset; graph classification reads TU datasets")
@@ -190,10 +189,7 @@ func (f *trainFlags) loadData() (*data.Dataset, error) {
 // run trains and prints: progress on stderr, results on stdout.
 func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	prog := report.NewProgress(stderr, f.quiet)
-	ds, unit := run.Dataset, "run"
-	if ds.Task == data.GraphTask {
-		unit = "fold"
-	}
+	ds, unit := run.Dataset, run.Unit()
 	prog.Line("%s", run.Describe())
 	if f.embed != "" && ds.Task != data.NodeTask {
 		return usagef("--embeddings applies to node classification")
@@ -243,9 +239,7 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	}
 	curve := ""
 	if run.TestCurves != nil && err == nil {
-		sel := run.TestCurves.Selection()
-		curve = fmt.Sprintf("test-curve reporting (selects on test labels; for comparison with papers only): %.2f ± %.2f %% at epoch %d, "+
-			"the best mean test accuracy over %d fold(s); curves in %s", 100*sel.MeanAcc, 100*sel.StdAcc, sel.Epoch, sel.FoldCount, f.testCurve)
+		curve = run.TestCurves.SelectionText(f.testCurve)
 	}
 	if f.asJSON {
 		if curve != "" { // not a result of the protocol: never in the JSON records
@@ -256,12 +250,7 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	failed := ""
-	if len(sum.Failed) > 0 {
-		failed = fmt.Sprintf("; %d %s(s) FAILED (see below)", len(sum.Failed), unit)
-	}
-	fmt.Fprintf(stdout, "%s on %s, %s: test accuracy %.2f ± %.2f %% over %d %s(s); %d parameters; %.2f s per %s%s\n",
-		sum.Model, sum.Dataset, sum.Protocol, 100*sum.MeanAcc, 100*sum.StdAcc, sum.Runs, unit, sum.Params, sum.SecondsPerRun, unit, failed)
+	fmt.Fprintln(stdout, run.SummaryText(sum))
 	if curve != "" {
 		fmt.Fprintln(stdout, curve)
 	}
