@@ -3,6 +3,7 @@ module github.com/prcaps/prcaps
 go 1.26.0
 
 require (
+	golang.org/x/sync v0.16.0
 	golang.org/x/sys v0.49.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0

@@ -1,6 +1,7 @@
 package autodiff
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -91,6 +92,35 @@ type Tape[T Float] struct {
 	// poolDirty is whether a ReleaseGrads pass did not finish, so that
 	// nodes may still hold buffers of the pool.
 	poolDirty bool
+	// Done, when not nil, interrupts a forward pass run under Interruptible
+	// once it is closed: the next op to take a tape position stops the
+	// pass. A server sets it to its request's context's Done channel, so
+	// that a request past its deadline stops computing within one op
+	// instead of running to the end for nobody.
+	Done <-chan struct{}
+}
+
+// ErrInterrupted is Interruptible's error for a pass stopped by Done.
+var ErrInterrupted = errors.New("autodiff: pass interrupted")
+
+// interrupt is the panic value with which next stops a pass.
+type interrupt struct{}
+
+// Interruptible runs f, a pass that records on t, and returns
+// ErrInterrupted if t.Done closed while it ran (the pass stopped at the op
+// that saw it; what f had computed is unusable, and t must be Reset before
+// the next pass). Other panics propagate.
+func (t *Tape[T]) Interruptible(f func()) (err error) {
+	defer func() {
+		if e := recover(); e != nil {
+			if _, ok := e.(interrupt); !ok {
+				panic(e)
+			}
+			err = ErrInterrupted
+		}
+	}()
+	f()
+	return nil
 }
 
 // Reset rewinds the tape for a new forward pass. Vars returned by the
@@ -141,6 +171,13 @@ func (t *Tape[T]) Skip() {
 // next advances the tape by one position and returns its Var, recycled from
 // the previous pass or new.
 func (t *Tape[T]) next() *Var[T] {
+	if t.Done != nil {
+		select {
+		case <-t.Done:
+			panic(interrupt{})
+		default:
+		}
+	}
 	if t.n == len(t.nodes) {
 		t.nodes = append(t.nodes, &Var[T]{pos: t.n + 1})
 		t.inEnd = append(t.inEnd, 0)

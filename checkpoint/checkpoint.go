@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -201,13 +202,19 @@ func Unmarshal(b []byte) (*Checkpoint, error) {
 	} else if c.Task == data.GraphTask {
 		return nil, fmt.Errorf("a graph model without its node encoding")
 	}
-	m, err := c.build()
-	if err != nil {
+	if err := c.checkSize(ts); err != nil {
 		return nil, err
 	}
 	byName := map[string]stTensor{}
 	for _, t := range ts {
+		if err := checkValues(t); err != nil {
+			return nil, err
+		}
 		byName[t.name] = t
+	}
+	m, err := c.build()
+	if err != nil {
+		return nil, err
 	}
 	for _, p := range model.Params(m) {
 		t, ok := byName[p.Name]
@@ -224,6 +231,51 @@ func Unmarshal(b []byte) (*Checkpoint, error) {
 		return nil, fmt.Errorf("tensor %q is not a parameter of %s with this configuration", name, c.Model)
 	}
 	return c, nil
+}
+
+// maxParam bounds the magnitude of a parameter value a checkpoint may
+// hold. Trained with weight decay and gradient clipping, prcaps models
+// keep their parameters within a few units; 1e8 is far past any of them
+// and leaves float32 room for the products of a forward pass, where
+// values near its largest (3.4e38) overflow into infinities and NaNs.
+const maxParam = 1e8
+
+// checkValues refuses a tensor with a NaN, an infinity or a value beyond
+// maxParam: a model of such parameters computes nothing meaningful, and a
+// non-finite curvature would stop the geometry's ops.
+func checkValues(t stTensor) error {
+	for i, x := range t.data {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) || math.Abs(float64(x)) > maxParam {
+			return fmt.Errorf("tensor %q: value %d is %v; a parameter must be finite and within ±%g", t.name, i, x, maxParam)
+		}
+	}
+	return nil
+}
+
+// checkSize refuses metadata that declares a model far larger than the
+// tensors the file holds (Features = 1e9, say), before the model is built:
+// its parameters, by the model's own memory estimate at zero nodes (four
+// copies of them: value, gradient, two moments), must fit a few times the
+// file's tensor bytes.
+func (c *Checkpoint) checkSize(ts []stTensor) error {
+	if c.Shape.Features < 1 || c.Shape.Features > math.MaxInt32 || c.Shape.Classes < 2 || c.Shape.Classes > math.MaxInt32 {
+		return fmt.Errorf("the metadata declares %d features and %d classes; a model has 1 to %d features and 2 to %d classes",
+			c.Shape.Features, c.Shape.Classes, math.MaxInt32, math.MaxInt32)
+	}
+	est, ok := c.Config.(model.MemoryEstimator)
+	if !ok {
+		return nil
+	}
+	var have int64
+	for _, t := range ts {
+		have += 4 * int64(len(t.data))
+	}
+	params := est.EstimateBytes(c.Shape, 0, 0) / 4
+	if params < 0 || params > 4*have+16<<20 {
+		return fmt.Errorf("the metadata declares a %s of %d features and %d classes, about %.1f MiB of parameters, but the file holds %.1f MiB of tensors",
+			c.Model, c.Shape.Features, c.Shape.Classes, float64(params)/(1<<20), float64(have)/(1<<20))
+	}
+	return nil
 }
 
 // build makes a fresh model of c's name, configuration and shape.

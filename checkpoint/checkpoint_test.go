@@ -3,8 +3,10 @@ package checkpoint_test
 import (
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -302,4 +304,70 @@ func FuzzUnmarshal(f *testing.F) {
 			t.Fatalf("Unmarshal accepted a checkpoint whose model cannot be built: %v", err)
 		}
 	})
+}
+
+// A checkpoint's values and declared sizes are checked before a model is
+// built from them: a NaN curvature (which stopped the geometry's ops with a
+// panic), weights near float32's largest (which made every prediction NaN)
+// and metadata declaring a billion features (which tried to allocate
+// hundreds of GiB) are errors that say so.
+func TestLoadRejectsValues(t *testing.T) {
+	ds := load(t, "cora")
+	m, err := model.New(ds.Task, "prcapsnet", nil, model.DatasetShape(ds), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() *checkpoint.Checkpoint {
+		return checkpoint.New(m, "prcapsnet", nil, ds, train.Config{}, train.Result{})
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(c *checkpoint.Checkpoint)
+		want string
+	}{
+		{"NaN curvature", func(c *checkpoint.Checkpoint) {
+			for _, p := range c.Params {
+				if p.Name == "beta" {
+					p.Value.Data[0] = float32(math.NaN())
+				}
+			}
+		}, `tensor "beta": value 0 is NaN`},
+		{"infinite weight", func(c *checkpoint.Checkpoint) { c.Params[0].Value.Data[7] = float32(math.Inf(-1)) }, "value 7 is -Inf"},
+		{"huge weights", func(c *checkpoint.Checkpoint) {
+			for _, p := range c.Params {
+				for i := range p.Value.Data {
+					p.Value.Data[i] = 3e38
+				}
+			}
+		}, "must be finite and within ±1e+08"},
+		{"a billion features", func(c *checkpoint.Checkpoint) { c.Shape.Features = 1e9 }, "the metadata declares a prcapsnet of 1000000000 features"},
+		{"huge features", func(c *checkpoint.Checkpoint) { c.Shape.Features = 1 << 62 }, "features"},
+	} {
+		c := fresh()
+		tc.edit(c)
+		b, err := c.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = checkpoint.Unmarshal(b)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v; want %q", tc.name, err, tc.want)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
+			t.Errorf("%s: rejecting it allocated %d MiB", tc.name, grew>>20)
+		}
+	}
+	if _, err := checkpoint.Unmarshal(must(fresh().Marshal())); err != nil {
+		t.Errorf("the unedited checkpoint: %v", err)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -44,7 +44,7 @@ func Example() {
 	}
 	ring := predict.Graph{ // a six-atom carbon ring (MUTAG atom label 0: C)
 		Nodes:  6,
-		Edges:  [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}},
+		Edges:  []predict.Edge{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}},
 		Labels: []int64{0, 0, 0, 0, 0, 0},
 	}
 	preds, err := p.Graphs([]predict.Graph{ring})

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/prcaps/prcaps/data"
 )
@@ -14,7 +15,7 @@ import (
 // reads them.
 type Graph struct {
 	Nodes      int         `json:"nodes"`
-	Edges      [][2]int    `json:"edges"`
+	Edges      []Edge      `json:"edges"`
 	Labels     []int64     `json:"node_labels,omitempty"`     // Nodes × label columns, row-major
 	Attributes [][]float32 `json:"node_attributes,omitempty"` // per node
 }
@@ -27,8 +28,8 @@ func (p *Predictor) Encode(g Graph) (data.GraphSample, error) {
 	if enc == nil {
 		return data.GraphSample{}, fmt.Errorf("%s is not a graph-classification model", p.ck.Model)
 	}
-	if g.Nodes < 1 {
-		return data.GraphSample{}, fmt.Errorf("%d nodes: a graph needs at least one", g.Nodes)
+	if g.Nodes < 1 || g.Nodes > math.MaxInt32 {
+		return data.GraphSample{}, fmt.Errorf("%d nodes: a graph has at least one, and at most %d", g.Nodes, math.MaxInt32)
 	}
 	src := make([]int32, 0, 2*len(g.Edges))
 	dst := make([]int32, 0, 2*len(g.Edges))

@@ -106,7 +106,7 @@ func TestGraphInputErrors(t *testing.T) {
 		want string
 	}{
 		{predict.Graph{}, "at least one"},
-		{predict.Graph{Nodes: 2, Edges: [][2]int{{0, 2}}, Labels: []int64{0, 0}}, "outside [0, 2)"},
+		{predict.Graph{Nodes: 2, Edges: []predict.Edge{{0, 2}}, Labels: []int64{0, 0}}, "outside [0, 2)"},
 		{predict.Graph{Nodes: 2, Labels: []int64{0}}, "1 node labels for 2 nodes"},
 		{predict.Graph{Nodes: 2, Labels: []int64{0, 7}}, "node 1 has label 7"},
 		{predict.Graph{Nodes: 1, Labels: []int64{0}, Attributes: [][]float32{{1}}}, "attributes"},

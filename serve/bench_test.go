@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/prcaps/prcaps/serve"
@@ -17,7 +16,7 @@ import (
 // forward pass, the answer). One op is one request of ten graphs.
 func BenchmarkServeMUTAG(b *testing.B) {
 	p, ds := predictor(b, "mutag")
-	srv := httptest.NewServer(serve.Handler(p, serve.Limits{}))
+	srv := newServer(b, p, serve.Limits{})
 	defer srv.Close()
 	graphs := mutagGraphs(ds)
 	bodies := make([][]byte, 0, len(graphs)/10)

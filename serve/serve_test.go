@@ -25,6 +25,19 @@ func predictor(t testing.TB, name string) (*predict.Predictor, *data.Dataset) {
 	return p, ds
 }
 
+// newServer starts a loopback server of p under limits.
+func newServer(tb testing.TB, p *predict.Predictor, limits serve.Limits) *httptest.Server {
+	tb.Helper()
+	h, err := serve.New(p, limits)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return newHTTPServer(h)
+}
+
+// newHTTPServer starts a loopback server of h.
+func newHTTPServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
+
 // mutagGraphs is MUTAG's graphs as requests give them.
 func mutagGraphs(ds *data.Dataset) []predict.Graph {
 	g := ds.Graph
@@ -64,7 +77,7 @@ func post(t testing.TB, c *http.Client, url string, body any) (int, []byte) {
 
 func TestServeGraphs(t *testing.T) {
 	p, ds := predictor(t, "mutag")
-	srv := httptest.NewServer(serve.Handler(p, serve.Limits{MaxBodyBytes: 64 << 10, MaxGraphs: 20}))
+	srv := newServer(t, p, serve.Limits{MaxBodyBytes: 64 << 10, MaxGraphs: 20})
 	defer srv.Close()
 	c := srv.Client()
 	graphs := mutagGraphs(ds)
@@ -93,7 +106,7 @@ func TestServeGraphs(t *testing.T) {
 		{"no graphs", serve.GraphRequest{}, 400, "0 graphs"},
 		{"too many graphs", serve.GraphRequest{Graphs: graphs[:21]}, 400, "a request holds 1 to 20"},
 		{"bad label", serve.GraphRequest{Graphs: []predict.Graph{{Nodes: 1, Labels: []int64{99}}}}, 400, "label 99"},
-		{"bad edge", serve.GraphRequest{Graphs: []predict.Graph{{Nodes: 1, Edges: [][2]int{{0, 1}}, Labels: []int64{0}}}}, 400, "outside"},
+		{"bad edge", serve.GraphRequest{Graphs: []predict.Graph{{Nodes: 1, Edges: []predict.Edge{{0, 1}}, Labels: []int64{0}}}}, 400, "outside"},
 		{"too large", []byte(`{"graphs":[` + strings.Repeat(" ", 70<<10) + `]}`), 413, "over 65536 bytes"},
 	} {
 		code, body := post(t, c, srv.URL, tc.body)
@@ -120,11 +133,11 @@ func TestServeGraphs(t *testing.T) {
 
 func TestServeNodes(t *testing.T) {
 	p, ds := predictor(t, "cora")
-	srv := httptest.NewServer(serve.Handler(p, serve.Limits{}))
+	srv := newServer(t, p, serve.Limits{})
 	defer srv.Close()
 	// A 3-node path with the features of Cora's nodes 0-2.
 	var req serve.NodeRequest
-	req.Graph.Nodes, req.Graph.Edges = 3, [][2]int{{0, 1}, {1, 2}}
+	req.Graph.Nodes, req.Graph.Edges = 3, []predict.Edge{{0, 1}, {1, 2}}
 	for v := 0; v < 3; v++ {
 		row := make([]float32, ds.Node.X.Cols())
 		x := ds.Node.X.Sparse
@@ -149,7 +162,7 @@ func TestServeNodes(t *testing.T) {
 // every answer is the predictor's, with no error (run it with -race too).
 func TestServeLoad(t *testing.T) {
 	p, ds := predictor(t, "mutag")
-	srv := httptest.NewServer(serve.Handler(p, serve.Limits{}))
+	srv := newServer(t, p, serve.Limits{})
 	defer srv.Close()
 	graphs := mutagGraphs(ds)
 	want, err := p.Samples(ds.Graph.Graphs)

@@ -1,0 +1,107 @@
+package predict
+
+import (
+	"math"
+
+	"github.com/prcaps/prcaps/model"
+)
+
+// The memory estimates below let a server admit a request by its declared
+// sizes before it builds anything from them. They are upper bounds in the
+// sense that matters: a request is costed with the model's estimate of a
+// training step (model.MemoryEstimator: parameters with gradients and
+// moments, activations with their gradients), which a forward pass without
+// gradients stays under, plus the inputs and the answer it builds.
+
+// Bytes of a stored float32, of an int32 index, and of one answered node or
+// graph beyond its probabilities (the Prediction, its label and its JSON).
+const (
+	f32Bytes        = 4
+	idxBytes        = 4
+	predictionBytes = 160
+)
+
+// GraphsBytes estimates the memory that classifying graphs of the given
+// node and edge counts takes (Graphs): each graph's structure and
+// features, and the forward pass over the largest batch Samples makes of
+// them. The counts must be non-negative; the sums saturate rather than
+// wrap.
+func (p *Predictor) GraphsBytes(nodes, edges []int) int64 {
+	width := int64(p.ck.Shape.Features)
+	var total int64
+	var idx []int32
+	maxNodes, maxArcs := 0, 0
+	for lo := 0; lo < len(nodes); {
+		idx = batchAt(idx[:0], lo, len(nodes), func(i int) int { return nodes[i] })
+		bn, ba := 0, 0
+		for _, i := range idx {
+			bn = satAddInt(bn, nodes[i])
+			ba = satAddInt(ba, satMulInt(2, edges[i])) // both arcs of each edge
+		}
+		maxNodes, maxArcs = max(maxNodes, bn), max(maxArcs, ba)
+		lo += len(idx)
+	}
+	for i := range nodes {
+		n, arcs := int64(nodes[i]), 2*int64(edges[i])
+		// The request's edges as int32 pairs, the graph's CSR both ways,
+		// and the node features (dense at worst) with their batch copy.
+		g := satAdd(satMul(4*idxBytes, arcs), satMul(2*idxBytes, n+1))
+		x := satMul(2*f32Bytes*width+idxBytes, n)
+		total = satAdd(total, satAdd(g, x))
+	}
+	total = satAdd(total, p.forwardBytes(maxNodes, maxArcs))
+	return satAdd(total, p.answerBytes(int64(len(nodes))))
+}
+
+// NodesBytes estimates the memory that classifying `classified` nodes of a
+// graph of the given nodes and edges takes (Nodes): the graph, its dense
+// features and the forward pass over all its nodes.
+func (p *Predictor) NodesBytes(nodes, edges, classified int) int64 {
+	n, arcs := int64(nodes), satMul(2, int64(edges))
+	g := satAdd(satMul(4*idxBytes, arcs), satMul(2*idxBytes, n+1))
+	x := satMul(f32Bytes*int64(p.ck.Shape.Features), n)
+	total := satAdd(satAdd(g, x), p.forwardBytes(nodes, int(min(arcs, math.MaxInt))))
+	return satAdd(total, p.answerBytes(int64(classified)))
+}
+
+// forwardBytes is the model's estimate for one pass over nodes and arcs,
+// with half as much again: besides what the tape keeps, a pass holds its
+// ops' transient buffers, and the garbage of the previous batch is not yet
+// collected (TestGraphsBytesCovers measures the peak against it).
+func (p *Predictor) forwardBytes(nodes, arcs int) int64 {
+	if est, ok := p.ck.Config.(model.MemoryEstimator); ok {
+		if b := est.EstimateBytes(p.ck.Shape, nodes, arcs); b >= 0 {
+			return satAdd(b, b/2)
+		}
+		return math.MaxInt64
+	}
+	// A model without an estimate: its features and 64 hidden columns,
+	// eight tensors of them, per node and per link.
+	per := satMul(8*f32Bytes, int64(p.ck.Shape.Features)+64)
+	return satMul(per, int64(nodes)+int64(arcs))
+}
+
+// answerBytes is the memory of k predictions.
+func (p *Predictor) answerBytes(k int64) int64 {
+	return satMul(predictionBytes+24*int64(p.ck.Shape.Classes), k)
+}
+
+// satAdd and satMul are a+b and a·b for non-negative a and b, saturating at
+// math.MaxInt64 (a negative operand also saturates: a size that is not
+// one costs everything).
+func satAdd(a, b int64) int64 {
+	if a < 0 || b < 0 || a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a < 0 || b < 0 || (a != 0 && b > math.MaxInt64/a) {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+func satAddInt(a, b int) int { return int(satAdd(int64(a), int64(b))) }
+func satMulInt(a, b int) int { return int(satMul(int64(a), int64(b))) }
