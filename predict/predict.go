@@ -71,7 +71,7 @@ type replica struct {
 // large request is dropped rather than kept, so that the memory of a
 // rare large request is returned instead of held by every replica that
 // ever saw one.
-const maxPooledBytes = 64 << 20
+const maxPooledBytes = 16 << 20
 
 // put returns r to the pool, unless it is broken or holds more than
 // maxPooledBytes.

@@ -138,10 +138,10 @@ type Server struct {
 	mem      *semaphore.Weighted // bytes of the budget
 	inFlight chan struct{}       // forward-pass slots
 	reserved atomic.Int64        // bytes held now, for /healthz
-	// freeing is set while a goroutine returns memory to the system
-	// after a large request; lastFree is when one last started (unix ns).
-	freeing  atomic.Bool
-	lastFree atomic.Int64
+	// large is set by a finished large request and cleared when the
+	// memory is returned; freeing while a goroutine returns it.
+	large   atomic.Bool
+	freeing atomic.Bool
 }
 
 // New returns the server of p's model under limits.
@@ -193,8 +193,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.Serve
 const decodeFactor = 16
 
 // largeRequest is the reserved size above which a finished request has
-// the runtime return freed memory to the system, so that a rare large
-// request does not leave the process holding its peak.
+// the runtime return freed memory to the system once the server is idle,
+// so that a rare large request does not leave the process holding its
+// peak.
 const largeRequest = 64 << 20
 
 // status is an error with the HTTP status it answers.
@@ -249,9 +250,11 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	rv := &reservation{s: s}
 	defer func() {
-		peak := rv.n
+		if rv.n > largeRequest {
+			s.large.Store(true)
+		}
 		rv.shrink(0)
-		if peak > largeRequest {
+		if s.reserved.Load() == 0 && s.large.Load() {
 			s.returnMemory()
 		}
 	}()
@@ -472,14 +475,15 @@ func (s *Server) nodes(body []byte) (func(context.Context) ([]predict.Prediction
 	}, cost, nil
 }
 
-// returnMemory has the runtime return freed memory to the system, at most
-// once a second and never twice at once, in the background.
+// returnMemory has the runtime return freed memory to the system, in the
+// background and never twice at once. The server calls it when it falls
+// idle after a large request: under load the memory stays within the
+// budget and is reused; once the load is over it goes back.
 func (s *Server) returnMemory() {
-	now := time.Now().UnixNano()
-	if now-s.lastFree.Load() < int64(time.Second) || !s.freeing.CompareAndSwap(false, true) {
+	if !s.freeing.CompareAndSwap(false, true) {
 		return
 	}
-	s.lastFree.Store(now)
+	s.large.Store(false)
 	go func() {
 		defer s.freeing.Store(false)
 		debug.FreeOSMemory()
