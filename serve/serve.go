@@ -43,8 +43,11 @@ type Limits struct {
 	// the request declares, taken before anything is built from them).
 	// A request that alone would need more is answered 413.
 	MaxMemory int64
-	// MaxInFlight bounds the forward passes computed at once (default
-	// GOMAXPROCS): more would share the cores and only hold more memory.
+	// MaxInFlight bounds the forward passes computed at once (default four
+	// per core Go uses): a pass waits at times for its parallel kernels'
+	// workers, and a few passes a core keep the cores busy then (one a
+	// core served BenchmarkServeMUTAG about 12% slower); many more would
+	// only share the cores.
 	MaxInFlight int
 	// QueueWait is how long a request waits for room in the budget or
 	// for a forward-pass slot before it is answered 503 with Retry-After
@@ -55,7 +58,7 @@ type Limits struct {
 // DefaultLimits are the limits of a zero Limits.
 func DefaultLimits() Limits {
 	return Limits{MaxBodyBytes: 8 << 20, MaxGraphs: 1024, MaxNodes: 200_000, MaxEdges: 2_000_000,
-		Timeout: 30 * time.Second, MaxMemory: 2 << 30, MaxInFlight: runtime.GOMAXPROCS(0), QueueWait: 2 * time.Second}
+		Timeout: 30 * time.Second, MaxMemory: 2 << 30, MaxInFlight: 4 * runtime.GOMAXPROCS(0), QueueWait: 2 * time.Second}
 }
 
 // withDefaults fills the zero fields.

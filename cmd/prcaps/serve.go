@@ -31,7 +31,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	memory := byteSize(l.MaxMemory)
 	fs.Var(&memory, "max-memory", "memory budget of all requests at once, a `size` in bytes or with KiB, MiB, GiB; over it a request\n"+
 		"waits up to --queue-wait, then gets 503 with Retry-After; a request that alone needs more gets 413")
-	fs.IntVar(&l.MaxInFlight, "max-in-flight", l.MaxInFlight, "most forward passes computed at once, by default one per core Go uses")
+	fs.IntVar(&l.MaxInFlight, "max-in-flight", l.MaxInFlight, "most forward passes computed at once, by default four per core Go uses")
 	fs.DurationVar(&l.QueueWait, "queue-wait", l.QueueWait, "longest wait of a request for room in the budget or a forward-pass slot")
 	if err := parseFlags(fs, args); err != nil {
 		return err
