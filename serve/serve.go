@@ -49,9 +49,9 @@ type Limits struct {
 	// core served BenchmarkServeMUTAG about 12% slower); many more would
 	// only share the cores.
 	MaxInFlight int
-	// QueueWait is how long a request waits for room in the budget or
-	// for a forward-pass slot before it is answered 503 with Retry-After
-	// (default 2 s).
+	// QueueWait is how long a request waits for room in the budget for its
+	// body, and again for room for its work and a forward-pass slot,
+	// before it is answered 503 with Retry-After (default 2 s).
 	QueueWait time.Duration
 }
 
@@ -214,8 +214,12 @@ func fail(code int, format string, args ...any) *status {
 	return &status{code: code, err: fmt.Errorf(format, args...)}
 }
 
-// busy is the answer when the server has no room in time.
-func busy(what string) *status {
+// busy is the answer when the server has no room in time, unless the
+// request's own time is up (or its client gone), which then says so.
+func (s *Server) busy(ctx context.Context, what string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	return &status{code: http.StatusServiceUnavailable, retry: true,
 		err: fmt.Errorf("the server is busy (%s); retry later", what)}
 }
@@ -293,15 +297,15 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	if r.ContentLength >= 0 {
 		size = r.ContentLength
 	}
-	queue, stop := context.WithTimeout(ctx, s.l.QueueWait)
-	defer stop()
 	// The body and what decoding makes of it, before reading it.
 	if need := (decodeFactor + 1) * size; need > s.l.MaxMemory {
 		return nil, fail(http.StatusRequestEntityTooLarge, "a request body of %d bytes would need about %s to decode; the server admits at most %s at once",
 			size, mib(need), mib(s.l.MaxMemory))
 	}
+	queue, stop := context.WithTimeout(ctx, s.l.QueueWait)
+	defer stop()
 	if err := rv.grow(queue, (decodeFactor+1)*size); err != nil {
-		return nil, busy("no memory for the request body")
+		return nil, s.busy(ctx, "no memory for the request body")
 	}
 	body, err := readBody(w, r, s.l.MaxBodyBytes, size)
 	if err != nil {
@@ -324,13 +328,17 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, r *http.Requ
 		return nil, fail(http.StatusRequestEntityTooLarge, "the request would need about %s; the server admits at most %s at once: send fewer or smaller graphs",
 			mib(need), mib(s.l.MaxMemory))
 	}
+	// A second wait, as long, for room for the work: reading and decoding
+	// the body did not count as waiting.
+	queue, stop = context.WithTimeout(ctx, s.l.QueueWait)
+	defer stop()
 	if err := rv.grow(queue, cost); err != nil {
-		return nil, busy("no memory for the request")
+		return nil, s.busy(ctx, "no memory for the request")
 	}
 	select {
 	case s.inFlight <- struct{}{}:
 	case <-queue.Done():
-		return nil, busy("every forward-pass slot is taken")
+		return nil, s.busy(ctx, "every forward-pass slot is taken")
 	}
 	defer func() { <-s.inFlight }()
 	return run(ctx)
