@@ -1,6 +1,9 @@
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Float is the set of element types the engine computes in.
 type Float interface {
@@ -18,6 +21,11 @@ type Dense[T Float] struct {
 func NewDense[T Float](r, c int) *Dense[T] {
 	if r < 0 || c < 0 {
 		panic(fmt.Sprintf("tensor: negative shape %d×%d", r, c))
+	}
+	if c > 0 && r > math.MaxInt/c {
+		// r·c would wrap, and a matrix of that shape would hold a few
+		// values or none: never a silent short buffer.
+		panic(fmt.Sprintf("tensor: shape %d×%d overflows", r, c))
 	}
 	return &Dense[T]{Rows: r, Cols: c, Data: Make[T](r * c)}
 }
