@@ -20,6 +20,7 @@ type benchFlags struct {
 	asJSON, quiet, speed, list      bool
 	scale                           bool
 	scaleEdges                      []int
+	set                             map[string]bool // the flags given
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -63,6 +64,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		var tables []experiment.Table
 		tables, err = experiment.Select(f.suite, splitList(f.tables), splitList(f.datasets), splitList(f.models))
 		if err == nil {
+			if err := checkTablesRead(tables, f.set); err != nil {
+				return err
+			}
 			err = b.RunTables(tables)
 		}
 	}
@@ -145,6 +149,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		return f, err
 	}
 	set := setFlags(fs)
+	f.set = set
 	suiteSet := set["suite"] || set["speed"] || set["scale"]
 	if err := checkRoot(o.Root, set["data"]); err != nil {
 		return f, err
@@ -161,6 +166,21 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	}
 	if ds := splitList(f.datasets); len(ds) > 0 {
 		o.Dataset = ds[0]
+	}
+	for _, name := range splitList(f.datasets) { // a name that is nowhere would leave an empty table
+		if err := data.Find(name, o.Root); err != nil {
+			return f, usagef("--dataset: %v", err)
+		}
+	}
+	if f.suite != "speed" {
+		if err := notApplicable(set, "outside the speed suite (its timed runs per model)", "repeat"); err != nil {
+			return f, err
+		}
+	}
+	if f.suite == "speed" || f.suite == "scale" {
+		if err := notApplicable(set, "to the "+f.suite+" suite (graph tables only)", "folds", "micro-batch-seeds", "log", "log-only", "tables"); err != nil {
+			return f, err
+		}
 	}
 	switch { // zero means a default in experiment.Options; on the command line it is a mistake
 	case o.Seeds < 1:
@@ -195,4 +215,23 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// checkTablesRead refuses the flags given (set) that no selected table
+// reads: the graph protocol's with node tables only, the node protocol's
+// with graph tables only.
+func checkTablesRead(tables []experiment.Table, set map[string]bool) error {
+	graph, node := false, false
+	for _, t := range tables {
+		graph, node = graph || t.Graph, node || !t.Graph
+	}
+	if !graph {
+		if err := notApplicable(set, "to node-classification tables (the graph protocol's)", "folds", "micro-batch-seeds", "log", "log-only"); err != nil {
+			return err
+		}
+	}
+	if !node {
+		return notApplicable(set, "to graph-classification tables, which run stratified k-fold CV (the node protocol's)", "split", "seeds")
+	}
+	return nil
 }

@@ -107,3 +107,16 @@ func positiveDurationVar(fs *flag.FlagSet, p *time.Duration, name string, def ti
 	*p = def
 	fs.Var(positiveDuration{p}, name, usage)
 }
+
+// notApplicable is the usage error for the first of flags given on the
+// command line (set, from setFlags) that the path the command took does
+// not read, saying why (such as "to a graph-classification model"): a flag
+// given is either used or refused, never silently ignored.
+func notApplicable(set map[string]bool, why string, flags ...string) error {
+	for _, f := range flags {
+		if set[f] {
+			return usagef("--%s does not apply %s", f, why)
+		}
+	}
+	return nil
+}

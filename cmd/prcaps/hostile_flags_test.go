@@ -233,3 +233,40 @@ func TestHostileCheckpointZeroIsNotDefault(t *testing.T) {
 		{[]string{"predict", "--model", bad, "--data", ""}, 1, "0 routing iterations: need 1 to 64"},
 	})
 }
+
+// A flag given that the path the command takes does not read is a usage
+// error naming it, never silently ignored; so is a dataset that is nowhere
+// (an empty table with exit 0 before) and a grid file with data after its
+// JSON object.
+func TestHostileFlagsThatDoNotApply(t *testing.T) {
+	dir := t.TempDir()
+	graphModel := filepath.Join(dir, "mutag.safetensors")
+	if code, _, errOut := runCLI("train", "--task", "graph", "--data", "", "--epochs", "1", "--only-folds", "2", "--quiet", "--save", graphModel); code != 0 {
+		t.Fatalf("train --save: exit %d: %s", code, errOut)
+	}
+	grid := filepath.Join(dir, "grid.json")
+	if err := os.WriteFile(grid, []byte(`{"model": "gcn", "options": {"hidden": [8]}} trailing`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	edges := filepath.Join(dir, "e.csv")
+	if err := os.WriteFile(edges, []byte("0,1\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runHostile(t, "does not apply", []hostileCase{
+		{[]string{"predict", "--model", graphModel, "--data", "", "--nodes", "0,1"}, 2, "--nodes does not apply to prcapsnet, a graph-classification model"},
+		{[]string{"predict", "--model", graphModel, "--edges", edges, "--dataset", "cora"}, 2, "--dataset does not apply with --edges"},
+		{[]string{"train", "--data", "", "--node-attr"}, 2, "--node-attr does not apply to Cora"},
+		{[]string{"train", "--edges", edges, "--labels", edges, "--dataset", "citeseer"}, 2, "--dataset does not apply with --edges"},
+		{[]string{"train", "--data", "", "--lr-step-every", "10"}, 2, "--lr-step-every does not apply to the constant learning-rate schedule"},
+		{[]string{"train", "--data", "", "--lr-schedule", "cosine", "--lr-step-every", "10"}, 2, "--lr-step-every does not apply to the cosine"},
+		{[]string{"bench", "--data", "", "--suite", "graph", "--split", "public"}, 2, "--split does not apply to graph-classification tables"},
+		{[]string{"bench", "--data", "", "--tables", "t2", "--seeds", "3"}, 2, "--seeds does not apply to graph-classification tables"},
+		{[]string{"bench", "--data", "", "--folds", "3"}, 2, "--folds does not apply to node-classification tables"},
+		{[]string{"bench", "--data", "", "--log", filepath.Join(dir, "log.jsonl")}, 2, "--log does not apply to node-classification tables"},
+		{[]string{"bench", "--data", "", "--repeat", "3"}, 2, "--repeat does not apply outside the speed suite"},
+		{[]string{"bench", "--data", "", "--speed", "--folds", "3"}, 2, "--folds does not apply to the speed suite"},
+		{[]string{"bench", "--data", "", "--dataset", "nosuch"}, 2, "--dataset: dataset nosuch"},
+		{[]string{"bench", "--data", dir, "--dataset", "nosuch"}, 2, filepath.Join(dir, "npz", "nosuch.npz")},
+		{[]string{"tune", "--data", "", "--grid", grid}, 2, grid + ": data after the grid's JSON object"},
+	})
+}
