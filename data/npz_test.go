@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -287,5 +288,37 @@ func BenchmarkLoadCS(b *testing.B) {
 		if _, err := LoadNPZ(src, "ms_academic_cs.npz", "cs"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// An npz dataset under <root>/npz/ loads by name whatever the case of its
+// file name or of the name given, and Find says so without loading it;
+// an unknown name is an error naming where it looked.
+func TestNPZByNameAnyCase(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "npz"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "npz", "Amazon-Tiny.npz"), npzZip(t, false, npzSmallMembers()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Amazon-Tiny", "amazon-tiny", "AMAZON-TINY"} {
+		if err := Find(name, root); err != nil {
+			t.Errorf("Find(%q): %v", name, err)
+		}
+		ds, err := Load(name, Options{Root: root})
+		if err != nil {
+			t.Errorf("Load(%q): %v", name, err)
+			continue
+		}
+		if ds.Name != "Amazon-Tiny" || ds.Node.Graph.N != 5 {
+			t.Errorf("Load(%q): %s with %d nodes", name, ds.Name, ds.Node.Graph.N)
+		}
+	}
+	if err := Find("nosuch", root); err == nil || !strings.Contains(err.Error(), filepath.Join(root, "npz", "nosuch.npz")) {
+		t.Errorf("Find(nosuch): %v", err)
+	}
+	if err := Find("cora", ""); err != nil {
+		t.Errorf("Find(cora): %v", err)
 	}
 }

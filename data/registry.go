@@ -225,19 +225,65 @@ func loadInfo(in Info, src Source, opt Options) (*Dataset, error) {
 
 // loadByName resolves an unlisted name as a TU directory or an npz file under root.
 func loadByName(name, root string, opt Options) (*Dataset, error) {
+	in, src, err := findByName(name, root)
+	if err != nil {
+		return nil, err
+	}
+	return loadInfo(in, src, opt)
+}
+
+// findByName finds an unlisted name under root: a TU directory tu/<NAME>
+// or an npz file npz/<name>.npz, either matched case-insensitively.
+func findByName(name, root string) (Info, Source, error) {
 	if root == "" {
-		return nil, fmt.Errorf("dataset %s: %w: it is not a built-in dataset, and no data directory is set (pass --data DIR or set %s)", name, ErrNeedsData, EnvVar)
+		return Info{}, Source{}, fmt.Errorf("dataset %s: %w: it is not a built-in dataset, and no data directory is set (pass --data DIR or set %s)", name, ErrNeedsData, EnvVar)
 	}
 	src := Dir(root)
 	if tu, ok := findTU(src, name); ok {
-		return loadInfo(Info{Name: strings.ToLower(name), Display: tu, Task: GraphTask, Format: "tu", Path: "tu/" + tu}, src, opt)
+		return Info{Name: strings.ToLower(name), Display: tu, Task: GraphTask, Format: "tu", Path: "tu/" + tu}, src, nil
+	}
+	if file, ok := findNPZ(src, name); ok {
+		return Info{Name: strings.ToLower(name), Display: strings.TrimSuffix(file, filepath.Ext(file)), Task: NodeTask, Format: "npz", Path: "npz/" + file}, src, nil
 	}
 	npz := "npz/" + strings.ToLower(name) + ".npz"
-	if src.Exists(npz) {
-		return loadInfo(Info{Name: strings.ToLower(name), Display: name, Task: NodeTask, Format: "npz", Path: npz}, src, opt)
-	}
-	return nil, fmt.Errorf("dataset %s: %w: looked for %s and %s; known datasets: %s",
+	return Info{}, Source{}, fmt.Errorf("dataset %s: %w: looked for %s and %s; known datasets: %s",
 		name, ErrNeedsData, filepath.Join(root, "tu", strings.ToUpper(name)), filepath.Join(root, filepath.FromSlash(npz)), strings.Join(KnownNames(), ", "))
+}
+
+// Find reports whether Load can resolve name under root without loading
+// it: a known dataset (whose missing files Load then names), a TU directory
+// or npz file under root, or an existing path. The error says where it
+// looked.
+func Find(name, root string) error {
+	if looksLikePath(name) {
+		if _, err := os.Stat(name); err != nil {
+			return fmt.Errorf("dataset %s: %w", name, err)
+		}
+		return nil
+	}
+	if _, known := Lookup(name); known {
+		return nil
+	}
+	_, _, err := findByName(name, root)
+	return err
+}
+
+// findNPZ finds the file npz/<name>.npz, the name matched exactly or else
+// case-insensitively (Amazon-Photo.npz by amazon-photo).
+func findNPZ(src Source, name string) (string, bool) {
+	if src.Exists("npz/" + name + ".npz") {
+		return name + ".npz", true
+	}
+	entries, err := fs.ReadDir(src.FS, "npz")
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		if !e.IsDir() && strings.EqualFold(e.Name(), name+".npz") {
+			return e.Name(), true
+		}
+	}
+	return "", false
 }
 
 // findTU finds the directory tu/<NAME> matching name case-insensitively.

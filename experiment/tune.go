@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -48,6 +49,9 @@ func ReadGrid(path string) (Grid, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
 		return Grid{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF { // one object, then nothing but space
+		return Grid{}, fmt.Errorf("%s: data after the grid's JSON object (offset %d)", path, dec.InputOffset())
 	}
 	if raw.Model == "" {
 		return Grid{}, fmt.Errorf("%s: no \"model\"", path)

@@ -49,6 +49,8 @@ func TestReadGridRejects(t *testing.T) {
 		{`{"model": "gcn", "options": {"hidden": [8, 8]}}`, "twice"},
 		{`{"model": "gcn", "options": {"hidden": [8]}, "seeds": 3}`, "unknown field"},
 		{`{"model": "gcn", "options": `, "unexpected EOF"},
+		{`{"model": "gcn", "options": {"hidden": [8]}} garbage`, "data after the grid's JSON object"},
+		{`{"model": "gcn", "options": {"hidden": [8]}}{"model": "gat"}`, "data after the grid's JSON object"},
 	} {
 		p := writeGrid(t, tc.text)
 		_, err := ReadGrid(p)

@@ -33,8 +33,8 @@ func init() {
 type DGCNNConfig struct {
 	// Channels are the convolutions' widths (default 32, 32, 32, 1).
 	Channels []int
-	Dense    int     `opt:"dense" help:"dgcnn: width of the dense head, 1 to 65536 (default 128)"`
-	Dropout  float64 `opt:"dropout"`
+	Dense    int     `opt:"dense" min:"1" max:"65536" help:"dgcnn: width of the dense head, 1 to 65536 (default 128)"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1"`
 }
 
 // DefaultDGCNNConfig is DGCNN's published stack (32, 32, 32, 1) and head
@@ -55,9 +55,8 @@ func (c DGCNNConfig) withDefaults() DGCNNConfig {
 
 // Validate reports an invalid field.
 func (c DGCNNConfig) Validate() error {
-	c = c.withDefaults()
-	if len(c.Channels) > MaxRoutingLayers {
-		return fmt.Errorf("%d convolutions: at most %d", len(c.Channels), MaxRoutingLayers)
+	if len(c.Channels) == 0 || len(c.Channels) > MaxRoutingLayers {
+		return fmt.Errorf("%d convolutions: need 1 to %d", len(c.Channels), MaxRoutingLayers)
 	}
 	for _, w := range c.Channels {
 		if w < 1 || w > MaxWidth {

@@ -39,11 +39,11 @@ type DGCNNGraphConfig struct {
 	// Channels are the graph convolutions' widths (default 32, 32, 32, 1);
 	// the last one is the sort key of SortPooling.
 	Channels []int
-	K        int     `opt:"sort-k" help:"dgcnn: nodes SortPooling keeps per graph, 10 to 65536 (default: the node count that 60% of the dataset's graphs do not exceed, at least 10)"`
-	Conv1    int     `opt:"conv1" help:"dgcnn: channels of the first 1-D convolution, 1 to 65536 (default 16)"`
-	Conv2    int     `opt:"conv2" help:"dgcnn: channels of the second 1-D convolution (width 5), 1 to 65536 (default 32)"`
-	Dense    int     `opt:"dense" help:"dgcnn: width of the dense head, 1 to 65536 (default 128)"`
-	Dropout  float64 `opt:"dropout"`
+	K        int     `opt:"sort-k" min:"10" max:"65536" help:"dgcnn: nodes SortPooling keeps per graph, 10 to 65536 (default: the node count that 60% of the dataset's graphs do not exceed, at least 10)"`
+	Conv1    int     `opt:"conv1" min:"1" max:"65536" help:"dgcnn: channels of the first 1-D convolution, 1 to 65536 (default 16)"`
+	Conv2    int     `opt:"conv2" min:"1" max:"65536" help:"dgcnn: channels of the second 1-D convolution (width 5), 1 to 65536 (default 32)"`
+	Dense    int     `opt:"dense" min:"1" max:"65536" help:"dgcnn: width of the dense head, 1 to 65536 (default 128)"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1"`
 }
 
 // DefaultDGCNNGraphConfig is the authors' TU setting: convolutions 32, 32,
@@ -88,9 +88,8 @@ func (c *DGCNNGraphConfig) ResolveGraphs(ds *data.GraphDataset) {
 // Validate reports an invalid field; a zero K is valid here (see
 // ResolveGraphs).
 func (c DGCNNGraphConfig) Validate() error {
-	c = c.withDefaults()
-	if len(c.Channels) > MaxRoutingLayers {
-		return fmt.Errorf("%d convolutions: at most %d", len(c.Channels), MaxRoutingLayers)
+	if len(c.Channels) == 0 || len(c.Channels) > MaxRoutingLayers {
+		return fmt.Errorf("%d convolutions: need 1 to %d", len(c.Channels), MaxRoutingLayers)
 	}
 	for _, w := range append(slices.Clone(c.Channels), c.Conv1, c.Conv2, c.Dense) {
 		if w < 1 || w > MaxWidth {

@@ -14,12 +14,18 @@
 // Models are registered by name and task (Register, from the model's own
 // file), and built by name with New, NewNode or NewGraph. A configuration
 // is a pointer to a plain struct with a Validate method: nil means the
-// model's defaults, and a zero field takes the default its comment gives,
-// except dropout probabilities and switches, whose zero means off (so
-// PRCapsConfig{} is the default network without dropout, and
-// DefaultPRCapsConfig the authors' setting with it). Fields tagged
-// `opt:"name"` are options that package option sets by name, which is
-// how `prcaps train` turns them into flags. Enumerations (Routing,
+// model's defaults (its DefaultXConfig). Validate checks a configuration
+// as it is: a zero field whose range excludes zero is an error, not the
+// default, so a configuration read from outside (a checkpoint's, a
+// command line's) cannot ask for a default by a zero; start from the
+// default configuration. Only the models' own constructors (NewPRCapsNet,
+// NewGCN, ...) fill a zero field with the default its comment gives, a
+// convenience for code (dropout probabilities and switches excepted, whose
+// zero means off: NewPRCapsNet(PRCapsConfig{}, ...) is the default network
+// without dropout). Fields tagged `opt:"name"` are options that package
+// option sets by name, which is how `prcaps train` turns them into flags;
+// their `min`, `max`, `gt` and `lt` tags give the range of an explicit
+// value, which option.Set checks. Enumerations (Routing,
 // Classifier, Stem, RoutingInit) are typed constants whose zero value is
 // the default, written and parsed as their command-line names.
 //

@@ -34,10 +34,10 @@ func init() {
 // layer of OutHeads heads (averaged) over the classes; attention
 // coefficients dropped out at Dropout too. Zero sizes mean the defaults.
 type GATConfig struct {
-	Hidden   int     `opt:"hidden"`
-	Heads    int     `opt:"heads" help:"gat, gatv2: attention heads of the hidden layer, 1 to 64 (default 8)"`
-	OutHeads int     `opt:"out-heads" help:"gat, gatv2: attention heads of the output layer, averaged, 1 to 64 (default 1)"`
-	Dropout  float64 `opt:"dropout"`
+	Hidden   int     `opt:"hidden" min:"1" max:"65536"`
+	Heads    int     `opt:"heads" min:"1" max:"64" help:"gat, gatv2: attention heads of the hidden layer, 1 to 64 (default 8)"`
+	OutHeads int     `opt:"out-heads" min:"1" max:"64" help:"gat, gatv2: attention heads of the output layer, averaged, 1 to 64 (default 1)"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1"`
 	// V2 selects GATv2's attention (the gatv2 model).
 	V2                bool
 	NormalizeFeatures bool `opt:"normalize-features"`
@@ -65,7 +65,6 @@ func (c GATConfig) withDefaults() GATConfig {
 
 // Validate reports an invalid field.
 func (c GATConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Hidden < 1 || c.Hidden*c.Heads > MaxWidth:
 		return fmt.Errorf("hidden width %d × %d heads must be in [1, %d]", c.Hidden, c.Heads, MaxWidth)

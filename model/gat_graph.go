@@ -51,9 +51,9 @@ func (r *Readout) UnmarshalText(b []byte) error { return enumParse("readout", re
 // to the classes. Dropout applies to the input features, the hidden layer
 // and the attention coefficients, as in GAT. Zero sizes mean the defaults.
 type GATGraphConfig struct {
-	Hidden  int     `opt:"hidden"`
-	Heads   int     `opt:"heads"`
-	Dropout float64 `opt:"dropout"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536"`
+	Heads   int     `opt:"heads" min:"1" max:"64"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1"`
 	Readout Readout `opt:"readout" help:"graph gat, gatv2: pooling of each graph's nodes, mean or sum (default mean)"`
 	// V2 selects GATv2's attention (the gatv2 model).
 	V2 bool
@@ -77,7 +77,6 @@ func (c GATGraphConfig) withDefaults() GATGraphConfig {
 
 // Validate reports an invalid field.
 func (c GATGraphConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Hidden < 1 || c.Hidden*c.Heads > MaxWidth:
 		return fmt.Errorf("hidden width %d × %d heads must be in [1, %d]", c.Hidden, c.Heads, MaxWidth)

@@ -27,8 +27,8 @@ func init() {
 // first layer only and raw features, so start from DefaultGCNConfig for
 // the paper's setting.
 type GCNConfig struct {
-	Hidden  int     `opt:"hidden" help:"hidden width, 1 to 65536 (default 64)"`
-	Dropout float64 `opt:"dropout" help:"dropout probability on the input features and the hidden layer, in [0, 1) (default 0.5)"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536 (default 64)"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on the input features and the hidden layer, in [0, 1) (default 0.5)"`
 	// DecayAll applies weight decay to both layers; by default only the
 	// first layer is decayed, as in Kipf & Welling and PyG's example.
 	DecayAll bool `opt:"decay-all" help:"gcn: weight decay on both layers, not only the first"`
@@ -52,7 +52,6 @@ func (c GCNConfig) withDefaults() GCNConfig {
 
 // Validate reports an invalid field.
 func (c GCNConfig) Validate() error {
-	c = c.withDefaults()
 	if c.Hidden < 1 || c.Hidden > MaxWidth {
 		return fmt.Errorf("hidden width %d must be in [1, %d]", c.Hidden, MaxWidth)
 	}

@@ -22,12 +22,12 @@ func init() {
 	})
 }
 
-// GINConfig configures GIN. Zero fields mean the defaults of
+// GINConfig configures GIN. In NewGIN, zero fields mean the defaults of
 // DefaultGINConfig except Dropout, whose zero is no dropout.
 type GINConfig struct {
-	Layers  int     `opt:"layers" help:"gin: layers counting the input, so layers−1 GIN layers, 2 to 64 (default 5)"`
-	Hidden  int     `opt:"hidden" help:"hidden width, 1 to 65536 (default 64)"`
-	Dropout float64 `opt:"dropout" help:"dropout probability on each layer's readout scores, in [0, 1) (default 0.5)"`
+	Layers  int     `opt:"layers" min:"2" max:"64" help:"gin: layers counting the input, so layers−1 GIN layers, 2 to 64 (default 5)"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536 (default 64)"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on each layer's readout scores, in [0, 1) (default 0.5)"`
 }
 
 // DefaultGINConfig is Xu et al.'s TU setting: 5 layers (the input and 4
@@ -46,7 +46,6 @@ func (c GINConfig) withDefaults() GINConfig {
 
 // Validate reports an invalid field.
 func (c GINConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Layers < 2 || c.Layers > 64:
 		return fmt.Errorf("layers %d must be in [2, 64] (the input counts as one)", c.Layers)

@@ -96,24 +96,25 @@ const GPSFullAttentionMaxNodes = 10000
 // attention ("Transformer") where it fits the time, Performer above
 // GPSFullAttentionMaxNodes nodes (Attention auto), or as set.
 //
-// Zero fields take the defaults, except the dropouts and NormalizeFeatures
+// In the constructors, zero fields take the defaults (Validate rejects
+// zero widths and counts), except the dropouts and NormalizeFeatures
 // (zero means off) and Attention and Norm, whose zero values are auto and
 // layer.
 type GraphGPSConfig struct {
-	Hidden      int          `opt:"hidden"`
-	Layers      int          `opt:"layers" help:"prcapsnet: routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3); tgnn: message-passing layers, 1 to 32; graphgps: GPS layers, 1 to 32"`
-	Heads       int          `opt:"heads"`
-	Dropout     float64      `opt:"dropout"`
-	AttnDropout float64      `opt:"attn-dropout" help:"graphgps: dropout probability inside the global attention (of the attention weights; of the output with performer), in [0, 1) (default 0.5)"`
+	Hidden      int          `opt:"hidden" min:"2" max:"65536"`
+	Layers      int          `opt:"layers" min:"1" max:"32" help:"prcapsnet: routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3); tgnn: message-passing layers, 1 to 32; graphgps: GPS layers, 1 to 32"`
+	Heads       int          `opt:"heads" min:"1" max:"64"`
+	Dropout     float64      `opt:"dropout" min:"0" lt:"1"`
+	AttnDropout float64      `opt:"attn-dropout" min:"0" lt:"1" help:"graphgps: dropout probability inside the global attention (of the attention weights; of the output with performer), in [0, 1) (default 0.5)"`
 	Attention   GPSAttention `opt:"attention" help:"graphgps: global attention: full (exact softmax), performer (FAVOR+, linear in the nodes) or auto (full up to 10,000 nodes) (default auto)"`
 	Norm        GPSNorm      `opt:"norm" help:"normalisation: tgnn: after each layer, none or layer (LayerNorm); graphgps: in the GPS layers and the head, layer (LayerNorm, for GraphGPS's BatchNorm) or none"`
 	// RWSESteps is the random-walk lengths 1..RWSESteps of the structural
 	// encoding.
-	RWSESteps int `opt:"rwse-steps" help:"graphgps: random-walk structural encoding of the return probabilities after 1 to this many steps, 1 to 64 (default 16)"`
+	RWSESteps int `opt:"rwse-steps" min:"1" max:"64" help:"graphgps: random-walk structural encoding of the return probabilities after 1 to this many steps, 1 to 64 (default 16)"`
 	// PEDim is the width the RWSE is encoded to (GraphGPS's dim_pe); a zero
 	// PEDim means 28, or Hidden/2 when Hidden < 56.
-	PEDim             int  `opt:"pe-dim" help:"graphgps: width of the encoded RWSE within hidden, 1 to hidden − 1 (default 28, or hidden/2 below hidden 56)"`
-	HeadLayers        int  `opt:"head-layers" help:"graphgps: layers of the prediction head (the last maps to the classes), 1 to 8 (default 3)"`
+	PEDim             int  `opt:"pe-dim" min:"1" max:"65535" help:"graphgps: width of the encoded RWSE within hidden, 1 to hidden − 1 (default 28, or hidden/2 below hidden 56)"`
+	HeadLayers        int  `opt:"head-layers" min:"1" max:"8" help:"graphgps: layers of the prediction head (the last maps to the classes), 1 to 8 (default 3)"`
 	NormalizeFeatures bool `opt:"normalize-features"`
 }
 
@@ -147,7 +148,6 @@ func (c GraphGPSConfig) withDefaults() GraphGPSConfig {
 
 // Validate reports an invalid field.
 func (c GraphGPSConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Hidden < 2 || c.Hidden > MaxWidth:
 		return fmt.Errorf("hidden width %d must be in [2, %d]", c.Hidden, MaxWidth)

@@ -154,7 +154,9 @@ func TestGraphGPSAutoAndMemory(t *testing.T) {
 	if large > 5*small {
 		t.Errorf("full attention estimate grows from %d to %d bytes for 4 times the nodes", small, large)
 	}
-	if err := (model.GraphGPSConfig{PEDim: 70}).Validate(); err == nil || !strings.Contains(err.Error(), "PE width") {
+	wide := model.DefaultGraphGPSConfig()
+	wide.PEDim = 70
+	if err := wide.Validate(); err == nil || !strings.Contains(err.Error(), "PE width") {
 		t.Errorf("error %v", err)
 	}
 }

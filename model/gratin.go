@@ -47,28 +47,28 @@ func (b *GRATINBackbone) UnmarshalText(t []byte) error {
 	return enumParse("backbone", gratinBackboneNames, t, b)
 }
 
-// GRATINConfig configures GRATIN. Zero fields mean the defaults of
+// GRATINConfig configures GRATIN. In NewGRATIN, zero fields mean the defaults of
 // DefaultGRATINConfig, except the two dropouts, whose zero is no dropout.
 type GRATINConfig struct {
 	Backbone GRATINBackbone `opt:"backbone" help:"gratin: message-passing backbone, gcn (GCN layers with ReLU) or gin (linear input layer, GIN-0 layers, batch norm), the authors' two (default gcn)"`
-	Layers   int            `opt:"layers" help:"gratin: message-passing layers, 1 to 16 (default 3)"`
-	Hidden   int            `opt:"hidden"`  // hidden width, 1 to MaxWidth (default 32)
-	Dropout  float64        `opt:"dropout"` // on the graph representation before the classifier while the GNN trains end to end (default 0.5)
+	Layers   int            `opt:"layers" min:"1" max:"16" help:"gratin: message-passing layers, 1 to 16 (default 3)"`
+	Hidden   int            `opt:"hidden" min:"1" max:"65536"` // hidden width, 1 to MaxWidth (default 32)
+	Dropout  float64        `opt:"dropout" min:"0" lt:"1"`     // on the graph representation before the classifier while the GNN trains end to end (default 0.5)
 	// AugDropout is the dropout on the representations (real and sampled)
 	// that the retrained classifier reads.
-	AugDropout float64 `opt:"aug-dropout" help:"gratin: dropout on the representations, real and GMM-sampled, read by the retrained classifier, in [0, 1) (default 0.8, the authors' script default; they tune it per dataset)"`
+	AugDropout float64 `opt:"aug-dropout" min:"0" lt:"1" help:"gratin: dropout on the representations, real and GMM-sampled, read by the retrained classifier, in [0, 1) (default 0.8, the authors' script default; they tune it per dataset)"`
 	// Components is the number of Gaussians of each class's mixture.
-	Components int `opt:"gmm-components" help:"gratin: Gaussian components of each class's mixture, 1 to 1024 (default 10; the authors tune it per dataset)"`
+	Components int `opt:"gmm-components" min:"1" max:"1024" help:"gratin: Gaussian components of each class's mixture, 1 to 1024 (default 10; the authors tune it per dataset)"`
 	// AugPerGraph is the number of representations sampled per training
 	// graph of each class.
-	AugPerGraph int `opt:"aug-per-graph" help:"gratin: representations sampled per training graph of each class, 1 to 64 (default 1)"`
+	AugPerGraph int `opt:"aug-per-graph" min:"1" max:"64" help:"gratin: representations sampled per training graph of each class, 1 to 64 (default 1)"`
 	// Pretrain is the number of epochs the whole GNN trains before its
 	// message-passing part is frozen (the authors' first script). The next
 	// epoch collects the frozen representations of the training graphs and
 	// the mixtures are fitted at the start of the one after, so a run
 	// needs more than Pretrain+1 epochs to train on sampled
 	// representations at all.
-	Pretrain int `opt:"pretrain-epochs" help:"gratin: epochs training the whole GNN before its message passing is frozen and its classifier retrained on GMM-augmented representations, 1 to 1e6 (default 300; give more epochs than this + 1)"`
+	Pretrain int `opt:"pretrain-epochs" min:"1" max:"1e6" help:"gratin: epochs training the whole GNN before its message passing is frozen and its classifier retrained on GMM-augmented representations, 1 to 1e6 (default 300; give more epochs than this + 1)"`
 }
 
 // DefaultGRATINConfig is the authors' setting for their GCN backbone:
@@ -101,7 +101,6 @@ func (c GRATINConfig) withDefaults() GRATINConfig {
 
 // Validate reports an invalid field.
 func (c GRATINConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Backbone > GRATINGIN:
 		return fmt.Errorf("unknown backbone %d", c.Backbone)

@@ -227,14 +227,15 @@ func TestGRATINConfigAndGroups(t *testing.T) {
 		cfg  model.GRATINConfig
 		want string
 	}{
-		{model.GRATINConfig{Backbone: 7}, "backbone"},
-		{model.GRATINConfig{Layers: 17}, "layers"},
-		{model.GRATINConfig{Hidden: -1}, "hidden"},
-		{model.GRATINConfig{Dropout: 1}, "dropout"},
-		{model.GRATINConfig{AugDropout: -0.1}, "aug-dropout"},
-		{model.GRATINConfig{Components: 2000}, "gmm-components"},
-		{model.GRATINConfig{AugPerGraph: 65}, "aug-per-graph"},
-		{model.GRATINConfig{Pretrain: -1}, "pretrain-epochs"},
+		{gratinWith(func(c *model.GRATINConfig) { c.Backbone = 7 }), "backbone"},
+		{gratinWith(func(c *model.GRATINConfig) { c.Layers = 17 }), "layers"},
+		{gratinWith(func(c *model.GRATINConfig) { c.Hidden = -1 }), "hidden"},
+		{gratinWith(func(c *model.GRATINConfig) { c.Dropout = 1 }), "dropout"},
+		{gratinWith(func(c *model.GRATINConfig) { c.AugDropout = -0.1 }), "aug-dropout"},
+		{gratinWith(func(c *model.GRATINConfig) { c.Components = 2000 }), "gmm-components"},
+		{gratinWith(func(c *model.GRATINConfig) { c.AugPerGraph = 65 }), "aug-per-graph"},
+		{gratinWith(func(c *model.GRATINConfig) { c.Pretrain = -1 }), "pretrain-epochs"},
+		{model.GRATINConfig{}, "layers"}, // a zero field is no default
 	} {
 		if err := c.cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one naming %s", c.cfg, err, c.want)
@@ -254,4 +255,11 @@ func TestGRATINConfigAndGroups(t *testing.T) {
 	if err := option.Set(&cfg, "backbone", "gat"); err == nil {
 		t.Error("backbone gat accepted")
 	}
+}
+
+// gratinWith is the default GRATIN configuration changed by set.
+func gratinWith(set func(*model.GRATINConfig)) model.GRATINConfig {
+	c := model.DefaultGRATINConfig()
+	set(&c)
+	return c
 }

@@ -24,21 +24,21 @@ func init() {
 	})
 }
 
-// GRDLConfig configures GRDL. Zero fields mean the defaults of
+// GRDLConfig configures GRDL. In NewGRDL, zero fields mean the defaults of
 // DefaultGRDLConfig except Lambda, whose zero turns the separation term
 // off, and Points, whose zero means "from the data" (ResolveGraphs);
 // building with it unresolved is an error.
 type GRDLConfig struct {
-	Layers int `opt:"layers" help:"grdl: GIN layers, 1 to 64 (default 5)"`
-	Hidden int `opt:"hidden" help:"hidden width, 1 to 65536 (default 32 for grdl)"`
-	Points int `opt:"points" help:"grdl: points of each class's reference distribution, 1 to 65536 (default: the median node count of the dataset's graphs, the authors' setting G3)"`
+	Layers int `opt:"layers" min:"1" max:"64" help:"grdl: GIN layers, 1 to 64 (default 5)"`
+	Hidden int `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536 (default 32 for grdl)"`
+	Points int `opt:"points" min:"1" max:"65536" help:"grdl: points of each class's reference distribution, 1 to 65536 (default: the median node count of the dataset's graphs, the authors' setting G3)"`
 	// Bandwidth is the initial γ of the kernel exp(−‖u − v‖²/γ); γ is
 	// trained.
-	Bandwidth float64 `opt:"bandwidth" help:"grdl: initial bandwidth γ of the Gaussian kernel exp(−‖u−v‖²/γ), trained, positive (default 500)"`
+	Bandwidth float64 `opt:"bandwidth" gt:"0" help:"grdl: initial bandwidth γ of the Gaussian kernel exp(−‖u−v‖²/γ), trained, positive (default 500)"`
 	// BandwidthLRScale multiplies the base learning rate for γ: the
 	// authors train it at 0.1 against 0.001 for the rest.
-	BandwidthLRScale float64 `opt:"bandwidth-lr-scale" help:"grdl: learning rate of the bandwidth over the base rate, positive (default 100: the authors' 0.1 against 0.001)"`
-	Lambda           float64 `opt:"lambda" help:"grdl: weight λ of the term −λ·Σ_{c<c'} MMD(D_c, D_c') that pushes the classes' references apart, ≥ 0 (default 1)"`
+	BandwidthLRScale float64 `opt:"bandwidth-lr-scale" gt:"0" help:"grdl: learning rate of the bandwidth over the base rate, positive (default 100: the authors' 0.1 against 0.001)"`
+	Lambda           float64 `opt:"lambda" min:"0" help:"grdl: weight λ of the term −λ·Σ_{c<c'} MMD(D_c, D_c') that pushes the classes' references apart, ≥ 0 (default 1)"`
 }
 
 // DefaultGRDLConfig is the authors' exp.py defaults: 5 GIN layers of width
@@ -88,7 +88,6 @@ func (c *GRDLConfig) ResolveGraphs(ds *data.GraphDataset) {
 // Validate reports an invalid field; a zero Points is valid here (see
 // ResolveGraphs).
 func (c GRDLConfig) Validate() error {
-	c = c.withDefaults()
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case c.Layers < 1 || c.Layers > 64:

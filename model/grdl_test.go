@@ -140,18 +140,19 @@ func TestGRDLConfig(t *testing.T) {
 		cfg   model.GRDLConfig
 		field string
 	}{
-		{model.GRDLConfig{Points: 4, Layers: 65}, "layers"},
-		{model.GRDLConfig{Points: 4, Hidden: -1}, "hidden"},
-		{model.GRDLConfig{Points: -1}, "points"},
-		{model.GRDLConfig{Points: 4, Bandwidth: -2}, "bandwidth"},
-		{model.GRDLConfig{Points: 4, BandwidthLRScale: -1}, "bandwidth-lr-scale"},
-		{model.GRDLConfig{Points: 4, Lambda: -1}, "lambda"},
+		{grdlWith(func(c *model.GRDLConfig) { c.Layers = 65 }), "layers"},
+		{grdlWith(func(c *model.GRDLConfig) { c.Hidden = -1 }), "hidden"},
+		{grdlWith(func(c *model.GRDLConfig) { c.Points = -1 }), "points"},
+		{grdlWith(func(c *model.GRDLConfig) { c.Bandwidth = -2 }), "bandwidth"},
+		{grdlWith(func(c *model.GRDLConfig) { c.BandwidthLRScale = -1 }), "bandwidth-lr-scale"},
+		{grdlWith(func(c *model.GRDLConfig) { c.Lambda = -1 }), "lambda"},
+		{grdlWith(func(c *model.GRDLConfig) { c.Bandwidth = 0 }), "bandwidth"},
 	} {
 		if err := tc.cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.field+" ") {
 			t.Errorf("%+v: error %v, want one naming %s", tc.cfg, err, tc.field)
 		}
 	}
-	if _, err := model.New(data.GraphTask, "grdl", &model.GRDLConfig{Points: 3}, shape, 0); err != nil {
+	if _, err := model.New(data.GraphTask, "grdl", &model.GRDLConfig{Layers: 5, Hidden: 32, Points: 3, Bandwidth: 500, BandwidthLRScale: 100, Lambda: 1}, shape, 0); err != nil {
 		t.Errorf("registered grdl: %v", err)
 	}
 }
@@ -178,4 +179,12 @@ func TestGRDLStepAllocatesNothing(t *testing.T) {
 	if allocs != 0 {
 		t.Errorf("steady-state GRDL training step allocates %.2f times", allocs)
 	}
+}
+
+// grdlWith is the default GRDL configuration with 4 points, changed by set.
+func grdlWith(set func(*model.GRDLConfig)) model.GRDLConfig {
+	c := model.DefaultGRDLConfig()
+	c.Points = 4
+	set(&c)
+	return c
 }

@@ -24,7 +24,7 @@ func init() {
 // MLPConfig configures the structure-agnostic baseline. A zero Hidden
 // means 128.
 type MLPConfig struct {
-	Hidden int `opt:"hidden" help:"hidden width, 1 to 65536 (default 128)"`
+	Hidden int `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536 (default 128)"`
 	// OutputReLU applies a ReLU to the class scores, as Errica et al.'s
 	// code does. Off by default: with one fixed configuration instead of
 	// their grid, it kills every logit of some folds (on MUTAG 5 of 10
@@ -45,7 +45,6 @@ func (c MLPConfig) withDefaults() MLPConfig {
 
 // Validate reports an invalid field.
 func (c MLPConfig) Validate() error {
-	c = c.withDefaults()
 	if c.Hidden < 1 || c.Hidden > MaxWidth {
 		return fmt.Errorf("hidden width %d must be in [1, %d]", c.Hidden, MaxWidth)
 	}

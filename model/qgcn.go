@@ -27,15 +27,15 @@ func init() {
 // classification by default: its "2 layers" are one nn.QGCNConv from the
 // input features to Q_{s,t} with tangent width Hidden = s + t, and HGCN's
 // linear decoder on loĝ_o of the result; time dimension t = 1, curvature
-// β = −1 fixed, no dropout, raw features. Zero fields take these defaults,
+// β = −1 fixed, no dropout, raw features. NewQGCN takes zero fields as these defaults (Validate does not),
 // except Dropout and the booleans.
 type QGCNConfig struct {
-	Hidden  int     `opt:"hidden" help:"qgcn: tangent width s + t of the manifold Q_{s,t}, 2 to 65536 (default 128)"`
-	TimeDim int     `opt:"time-dim" help:"qgcn: time dimension t of Q_{s,t}, 1 to hidden (default 1)"`
-	Beta    float64 `opt:"beta" help:"qgcn: curvature β of Q, below −1e-4 (default −1)"`
+	Hidden  int     `opt:"hidden" min:"2" max:"65536" help:"qgcn: tangent width s + t of the manifold Q_{s,t}, 2 to 65536 (default 128)"`
+	TimeDim int     `opt:"time-dim" min:"1" max:"65536" help:"qgcn: time dimension t of Q_{s,t}, 1 to hidden (default 1)"`
+	Beta    float64 `opt:"beta" min:"-1e6" lt:"-1e-4" help:"qgcn: curvature β of Q, below −1e-4 (default −1)"`
 	// LearnCurvature trains β; Q-GCN's default keeps it fixed (c = −1).
 	LearnCurvature    bool    `opt:"learn-curvature" help:"qgcn: train the curvature β instead of keeping it fixed"`
-	Dropout           float64 `opt:"dropout"`
+	Dropout           float64 `opt:"dropout" min:"0" lt:"1"`
 	NormalizeFeatures bool    `opt:"normalize-features"`
 }
 
@@ -58,7 +58,6 @@ func (c QGCNConfig) withDefaults() QGCNConfig {
 
 // Validate reports an invalid field.
 func (c QGCNConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Hidden < 2 || c.Hidden > MaxWidth:
 		return fmt.Errorf("hidden width %d must be in [2, %d]", c.Hidden, MaxWidth)

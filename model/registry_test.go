@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -28,29 +29,91 @@ func TestRegistryNames(t *testing.T) {
 	}
 }
 
-// A nil configuration, the default one and the zero value build the same
-// network (the zero value's dropouts aside, which do not change weights).
-func TestZeroConfigMeansDefaults(t *testing.T) {
+// A nil configuration and the default one build the same network; so does
+// the zero value given to the model's own constructor, which fills zero
+// fields with their defaults (the zero value's dropouts aside, which do not
+// change weights). But a configuration given to New, or read from outside
+// (a checkpoint, a command line), is validated as it is: a zero field whose
+// range excludes zero is an error, never the default.
+func TestZeroFieldIsNotADefault(t *testing.T) {
 	shape := model.Shape{Features: 7, Classes: 3}
-	weights := func(cfg model.Config) []float32 {
-		m, err := model.New(data.NodeTask, "prcapsnet", cfg, shape, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
+	params := func(m model.Model) []float32 {
 		var out []float32
 		for _, p := range model.Params(m) {
 			out = append(out, p.Value.Data...)
 		}
 		return out
 	}
+	weights := func(cfg model.Config) []float32 {
+		m, err := model.New(data.NodeTask, "prcapsnet", cfg, shape, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return params(m)
+	}
 	def := model.DefaultPRCapsConfig()
-	a, b, c := weights(nil), weights(&def), weights(&model.PRCapsConfig{})
-	if !slices.Equal(a, b) || !slices.Equal(a, c) {
+	a, b := weights(nil), weights(&def)
+	z, err := model.NewPRCapsNet(model.PRCapsConfig{}, shape, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a, b) || !slices.Equal(a, params(z)) {
 		t.Error("nil, default and zero configurations build different networks")
 	}
-	g := model.GCNConfig{}
-	if _, err := model.New(data.NodeTask, "gcn", &g, shape, 0); err != nil {
-		t.Errorf("zero GCNConfig: %v", err)
+	if _, err := model.New(data.NodeTask, "prcapsnet", &model.PRCapsConfig{}, shape, 0); err == nil || !strings.Contains(err.Error(), "hidden") {
+		t.Errorf("zero PRCapsConfig: error %v, want one naming the hidden width", err)
+	}
+	iters := model.DefaultPRCapsConfig()
+	iters.Iters = 0
+	if err := iters.Validate(); err == nil || !strings.Contains(err.Error(), "iterations") {
+		t.Errorf("Iters 0: error %v, want one naming the routing iterations", err)
+	}
+	if _, err := model.New(data.NodeTask, "gcn", &model.GCNConfig{}, shape, 0); err == nil {
+		t.Error("zero GCNConfig accepted")
+	}
+}
+
+// Every model's default configuration is valid, and an option set to zero
+// is invalid exactly where its range tags exclude zero (option.Range), so
+// that the ranges a command line checks and those Validate checks agree.
+// Two options read zero as "from the dataset" (ResolveGraphs): Validate
+// takes it, the command line does not.
+func TestRangeTagsMatchValidate(t *testing.T) {
+	resolved := map[string]bool{"dgcnn sort-k": true, "grdl points": true}
+	for _, s := range model.Specs() {
+		if err := s.Default().Validate(); err != nil {
+			t.Errorf("%s %s: default configuration: %v", s.Task, s.Name, err)
+		}
+		for _, o := range option.List(s.Default()) {
+			r, _ := option.RangeOf(s.Default(), o.Name)
+			if o.Type != "int" && o.Type != "float" {
+				continue
+			}
+			if !r.Bounded() {
+				t.Errorf("%s %s --%s: a number without range tags", s.Task, s.Name, o.Name)
+				continue
+			}
+			cfg := s.Default()
+			if err := option.Set(cfg, o.Name, "0"); (err != nil) != r.Excludes0() {
+				t.Errorf("%s %s --%s 0: option.Set error %v, range %+v", s.Task, s.Name, o.Name, err, r)
+			}
+			cfg = s.Default()
+			setZero(cfg, o.Name)
+			want := r.Excludes0() && !resolved[s.Name+" "+o.Name]
+			if err := cfg.Validate(); (err != nil) != want {
+				t.Errorf("%s %s: %s = 0: Validate error %v, want an error: %v", s.Task, s.Name, o.Name, err, want)
+			}
+		}
+	}
+}
+
+// setZero sets the field of cfg tagged opt:"name" to zero.
+func setZero(cfg any, name string) {
+	v := reflect.ValueOf(cfg).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if v.Type().Field(i).Tag.Get("opt") == name {
+			v.Field(i).SetZero()
+		}
 	}
 }
 

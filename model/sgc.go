@@ -31,14 +31,15 @@ func init() {
 
 // SGCConfig configures SGC and SSGC: a fixed propagation of the
 // (row-normalised) input features, computed once per graph, then a linear
-// classifier. A zero Hops means the model's default.
+// classifier. NewSGC reads a zero Hops as the model's default (Validate
+// rejects it).
 type SGCConfig struct {
-	Hops int `opt:"hops" help:"sgc, ssgc: propagation steps K, 1 to 64 (default 2 sgc, 16 ssgc)"`
+	Hops int `opt:"hops" min:"1" max:"64" help:"sgc, ssgc: propagation steps K, 1 to 64 (default 2 sgc, 16 ssgc)"`
 	// Alpha is SSGC's weight of the input features in the average.
-	Alpha float64 `opt:"alpha" help:"ssgc: weight α of the input features in the averaged propagation, in [0, 1] (default 0.05)"`
+	Alpha float64 `opt:"alpha" min:"0" max:"1" help:"ssgc: weight α of the input features in the averaged propagation, in [0, 1] (default 0.05)"`
 	// Average selects SSGC's averaged propagation instead of SGC's S^K X.
 	Average           bool
-	Dropout           float64 `opt:"dropout"`
+	Dropout           float64 `opt:"dropout" min:"0" lt:"1"`
 	NormalizeFeatures bool    `opt:"normalize-features"`
 }
 
@@ -64,7 +65,6 @@ func (c SGCConfig) withDefaults() SGCConfig {
 
 // Validate reports an invalid field.
 func (c SGCConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Hops < 1 || c.Hops > 64:
 		return fmt.Errorf("%d propagation steps: need 1 to 64", c.Hops)

@@ -29,10 +29,10 @@ func init() {
 // one ReLU layer on every node, the mean over the graph's nodes, a linear
 // head. Zero Hops and Hidden mean the defaults.
 type SSGCGraphConfig struct {
-	Hops    int     `opt:"hops"`
-	Alpha   float64 `opt:"alpha"`
-	Hidden  int     `opt:"hidden"`
-	Dropout float64 `opt:"dropout"`
+	Hops    int     `opt:"hops" min:"1" max:"64"`
+	Alpha   float64 `opt:"alpha" min:"0" max:"1"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1"`
 }
 
 // DefaultSSGCGraphConfig is SSGC's published K = 16, α = 0.05, with a
@@ -53,7 +53,6 @@ func (c SSGCGraphConfig) withDefaults() SSGCGraphConfig {
 
 // Validate reports an invalid field.
 func (c SSGCGraphConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Hops < 1 || c.Hops > 64:
 		return fmt.Errorf("hops %d must be in [1, 64]", c.Hops)

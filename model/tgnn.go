@@ -67,10 +67,10 @@ func (n *Norm) UnmarshalText(b []byte) error { return enumParse("norm", normName
 // prcaps has no BatchNorm, so Norm offers LayerNorm or none.
 type TGNNConfig struct {
 	Conv     Conv    `opt:"conv" help:"tgnn: message-passing layer: gcn, sage or gat (default gcn)"`
-	Layers   int     `opt:"layers" help:"prcapsnet: routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3); tgnn: message-passing layers, 1 to 32"`
-	Hidden   int     `opt:"hidden"`
-	Heads    int     `opt:"heads"`
-	Dropout  float64 `opt:"dropout"`
+	Layers   int     `opt:"layers" min:"1" max:"32" help:"prcapsnet: routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3); tgnn: message-passing layers, 1 to 32"`
+	Hidden   int     `opt:"hidden" min:"1" max:"65536"`
+	Heads    int     `opt:"heads" min:"1" max:"64"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1"`
 	Norm     Norm    `opt:"norm" help:"tgnn: normalisation after each layer: none or layer (default none)"`
 	Residual bool    `opt:"residual" help:"tgnn: add a linear residual connection to each layer"`
 	// JK sums the outputs of all layers before the classifier (the
@@ -100,7 +100,6 @@ func (c TGNNConfig) withDefaults() TGNNConfig {
 
 // Validate reports an invalid field.
 func (c TGNNConfig) Validate() error {
-	c = c.withDefaults()
 	switch {
 	case c.Conv > ConvGAT:
 		return fmt.Errorf("invalid conv %d", c.Conv)

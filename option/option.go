@@ -10,6 +10,7 @@ import (
 	"encoding"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 )
@@ -46,10 +47,14 @@ func List(cfg any) []Option {
 }
 
 // Set parses value into the field of cfg (a pointer to a struct) tagged
-// `opt:"name"`. It checks the syntax, and the range an integer field
-// declares in `min` and `max` tags (a *RangeError); the configuration's own
-// validation checks the rest. Fields implementing encoding.TextUnmarshaler
-// parse themselves.
+// `opt:"name"`. It checks the syntax, and the range a numeric field
+// declares in its tags (a *RangeError): `min` and `max` are inclusive
+// bounds, `gt` and `lt` exclusive ones (a float that must be positive has
+// gt:"0"). An explicit value is checked against them even where the
+// configuration reads a zero field as "the default": on a command line,
+// --hidden 0 is a mistake, never a way to ask for the default width. The
+// configuration's own validation checks the rest. Fields implementing
+// encoding.TextUnmarshaler parse themselves.
 func Set(cfg any, name, value string) error {
 	v, ok := structOf(cfg)
 	if !ok {
@@ -80,6 +85,9 @@ func Set(cfg any, name, value string) error {
 			if err != nil {
 				return fmt.Errorf("option %s: %q is not a non-negative integer", name, value)
 			}
+			if err := inRange(v.Type().Field(i), name, value, float64(n)); err != nil {
+				return err
+			}
 			f.SetUint(n)
 		case reflect.Int:
 			n, err := strconv.Atoi(value)
@@ -94,6 +102,9 @@ func Set(cfg any, name, value string) error {
 			x, err := strconv.ParseFloat(value, 64)
 			if err != nil {
 				return fmt.Errorf("option %s: %q is not a number", name, value)
+			}
+			if err := inRange(v.Type().Field(i), name, value, x); err != nil {
+				return err
 			}
 			f.SetFloat(x)
 		default:
@@ -116,11 +127,12 @@ func structOf(cfg any) (reflect.Value, bool) {
 	return v.Elem(), true
 }
 
-// RangeError is Set's error for an integer outside its field's `min` and
-// `max` tags.
+// RangeError is Set's error for a value outside its field's range tags
+// (min, max, gt, lt).
 type RangeError struct {
 	Name, Value string
-	Min, Max    string // "" when unbounded
+	Min, Max    string // inclusive bounds, "" when not given
+	Gt, Lt      string // exclusive bounds, "" when not given
 }
 
 func (e *RangeError) Error() string {
@@ -129,22 +141,82 @@ func (e *RangeError) Error() string {
 
 // Want says the range.
 func (e *RangeError) Want() string {
-	if e.Max == "" {
+	switch {
+	case e.Max == "" && e.Lt == "" && e.Min != "":
 		return "must be at least " + e.Min
+	case e.Max == "" && e.Lt == "" && e.Gt == "0":
+		return "must be positive"
+	case e.Max == "" && e.Lt == "" && e.Gt != "":
+		return "must be greater than " + e.Gt
+	case e.Min == "" && e.Gt == "" && e.Max != "":
+		return "must be at most " + e.Max
+	case e.Min == "" && e.Gt == "" && e.Lt != "":
+		return "must be less than " + e.Lt
 	}
-	return fmt.Sprintf("must be in [%s, %s]", e.Min, e.Max)
+	lo, hi := "["+e.Min, e.Max+"]"
+	if e.Gt != "" {
+		lo = "(" + e.Gt
+	}
+	if e.Lt != "" {
+		hi = e.Lt + ")"
+	}
+	return fmt.Sprintf("must be in %s, %s", lo, hi)
 }
 
-// inRange checks x, the value of field f's option name, against the
-// field's min and max tags.
-func inRange(f reflect.StructField, name, value string, x float64) error {
-	lo, hi := f.Tag.Get("min"), f.Tag.Get("max")
+// Range is the range tags of an option field; Check and Set read them.
+type Range struct {
+	Min, Max, Gt, Lt string
+}
+
+// RangeOf returns the range tags of the field of cfg (a pointer to a
+// struct) tagged `opt:"name"`, and whether there is such a field.
+func RangeOf(cfg any, name string) (Range, bool) {
+	v, ok := structOf(cfg)
+	if !ok {
+		return Range{}, false
+	}
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Type().Field(i); f.Tag.Get("opt") == name {
+			return rangeTags(f), true
+		}
+	}
+	return Range{}, false
+}
+
+// Bounded says whether the range has a bound.
+func (r Range) Bounded() bool { return r != Range{} }
+
+// Excludes0 says whether the range leaves out 0.
+func (r Range) Excludes0() bool {
+	return r.out(0)
+}
+
+// out says whether x is outside the range (NaN is outside any bounded
+// range).
+func (r Range) out(x float64) bool {
+	if !r.Bounded() {
+		return false
+	}
+	if math.IsNaN(x) {
+		return true
+	}
 	bad := func(bound string, out func(b float64) bool) bool {
 		b, err := strconv.ParseFloat(bound, 64)
 		return bound != "" && err == nil && out(b)
 	}
-	if bad(lo, func(b float64) bool { return x < b }) || bad(hi, func(b float64) bool { return x > b }) {
-		return &RangeError{Name: name, Value: value, Min: lo, Max: hi}
+	return bad(r.Min, func(b float64) bool { return x < b }) || bad(r.Max, func(b float64) bool { return x > b }) ||
+		bad(r.Gt, func(b float64) bool { return x <= b }) || bad(r.Lt, func(b float64) bool { return x >= b })
+}
+
+func rangeTags(f reflect.StructField) Range {
+	return Range{Min: f.Tag.Get("min"), Max: f.Tag.Get("max"), Gt: f.Tag.Get("gt"), Lt: f.Tag.Get("lt")}
+}
+
+// inRange checks x, the value of field f's option name, against the
+// field's range tags.
+func inRange(f reflect.StructField, name, value string, x float64) error {
+	if r := rangeTags(f); r.out(x) {
+		return &RangeError{Name: name, Value: value, Min: r.Min, Max: r.Max, Gt: r.Gt, Lt: r.Lt}
 	}
 	return nil
 }

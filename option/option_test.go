@@ -143,3 +143,47 @@ func TestRangesAndUnsigned(t *testing.T) {
 		t.Errorf("Apply --seeds 101: %v", err)
 	}
 }
+
+// Range tags bound floats and unsigned integers too, gt and lt exclusively,
+// and NaN is outside any bounded range: an explicit 0 where the range
+// excludes it is an error even though the configuration may read a zero
+// field as its default.
+func TestFloatRanges(t *testing.T) {
+	var c struct {
+		Scale float64 `opt:"scale" gt:"0" max:"1e6"`
+		Drop  float64 `opt:"drop" min:"0" lt:"1"`
+		Beta  float64 `opt:"beta" lt:"-1e-4"`
+		Pos   float64 `opt:"pos" gt:"0"`
+		Seed  uint64  `opt:"seed" max:"9"`
+		Free  float64 `opt:"free"`
+	}
+	for _, tc := range []struct{ name, value, want string }{
+		{"scale", "0", "must be in (0, 1e6]"},
+		{"scale", "1e7", "must be in (0, 1e6]"},
+		{"scale", "NaN", "must be in (0, 1e6]"},
+		{"drop", "1", "must be in [0, 1)"},
+		{"drop", "-0.1", "must be in [0, 1)"},
+		{"beta", "0", "must be less than -1e-4"},
+		{"pos", "0", "must be positive"},
+		{"seed", "10", "must be at most 9"},
+	} {
+		var re *option.RangeError
+		if err := option.Set(&c, tc.name, tc.value); !errors.As(err, &re) || re.Want() != tc.want {
+			t.Errorf("%s %s: error %v, want %q", tc.name, tc.value, err, tc.want)
+		}
+	}
+	for _, kv := range [][2]string{{"scale", "1e6"}, {"drop", "0"}, {"beta", "-1"}, {"pos", "1e-300"}, {"seed", "9"}, {"free", "0"}} {
+		if err := option.Set(&c, kv[0], kv[1]); err != nil {
+			t.Errorf("%s %s: %v", kv[0], kv[1], err)
+		}
+	}
+	if r, ok := option.RangeOf(&c, "scale"); !ok || !r.Excludes0() || !r.Bounded() {
+		t.Errorf("scale: range %+v %v", r, ok)
+	}
+	if r, _ := option.RangeOf(&c, "drop"); r.Excludes0() {
+		t.Errorf("drop: range %+v excludes 0", r)
+	}
+	if r, _ := option.RangeOf(&c, "free"); r.Bounded() {
+		t.Errorf("free: range %+v", r)
+	}
+}

@@ -20,6 +20,7 @@ type benchFlags struct {
 	asJSON, quiet, speed, list      bool
 	scale                           bool
 	scaleEdges                      []int
+	set                             map[string]bool // the flags given
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -63,6 +64,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		var tables []experiment.Table
 		tables, err = experiment.Select(f.suite, splitList(f.tables), splitList(f.datasets), splitList(f.models))
 		if err == nil {
+			if err := checkTablesRead(tables, f.set); err != nil {
+				return err
+			}
 			err = b.RunTables(tables)
 		}
 	}
@@ -119,7 +123,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	var f benchFlags
 	o := &f.opt
 	fs.StringVar(&f.suite, "suite", "node", "node (also table3: Table 3 with the baselines), ablation, graph (also table2: Table 2 under the graph protocol), speed or scale")
-	fs.IntVar(&o.Folds, "folds", 10, "graph tables: stratified cross-validation folds")
+	intVar(fs, &o.Folds, "folds", 10, 2, 1<<20, "graph tables: stratified cross-validation folds, 2 to 1048576")
 	fs.BoolVar(&f.speed, "speed", false, "same as --suite speed")
 	fs.BoolVar(&f.scale, "scale", false, "same as --suite scale")
 	fs.StringVar(&f.edges, "edges", "", "scale suite: comma-separated undirected edge counts of the generated graphs, such as 1e5,1e6 (default 1e5,1e6,1e7)")
@@ -130,8 +134,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.StringVar(&o.Split, "split", "random", "node split: random (60/20/20 per seed) or public (Planetoid's 20 per class/500/1000)")
 	fs.IntVar(&o.Seeds, "seeds", 10, "runs per table cell (seeds first-seed, first-seed+1, ...)")
 	fs.IntVar(&o.FirstSeed, "first-seed", 0, "seed of the first run")
-	fs.IntVar(&o.Epochs, "epochs", 0, "training epochs (0: each model's recipe, 200 node, 100 graph); small values make quick smoke runs")
-	fs.IntVar(&o.Parallel, "parallel", 0, "runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it")
+	intVar(fs, &o.Epochs, "epochs", 0, 0, 1_000_000, "training epochs, 1 to 1e6 (0: each model's recipe, 200 node, 100 graph); small values make quick smoke runs")
+	fs.IntVar(&o.Parallel, "parallel", 0, "runs (seeds or folds) trained concurrently, 0 to 1024 (0, the default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it")
 	fs.StringVar(&o.MicroBatchSeeds, "micro-batch-seeds", "", "graph tables: on or off overrides every model's recipe (on for PR-CapsNet, off for the baselines; off reproduces PR-CapsNet's graph results from before a7525e3); empty: the recipes")
 	fs.IntVar(&o.Repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&o.Log, "log", "", "graph tables: `file` of finished folds (JSON lines); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
@@ -145,6 +149,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		return f, err
 	}
 	set := setFlags(fs)
+	f.set = set
 	suiteSet := set["suite"] || set["speed"] || set["scale"]
 	if err := checkRoot(o.Root, set["data"]); err != nil {
 		return f, err
@@ -161,6 +166,21 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	}
 	if ds := splitList(f.datasets); len(ds) > 0 {
 		o.Dataset = ds[0]
+	}
+	for _, name := range splitList(f.datasets) { // a name that is nowhere would leave an empty table
+		if err := data.Find(name, o.Root); err != nil {
+			return f, usagef("--dataset: %v", err)
+		}
+	}
+	if f.suite != "speed" {
+		if err := notApplicable(set, "outside the speed suite (its timed runs per model)", "repeat"); err != nil {
+			return f, err
+		}
+	}
+	if f.suite == "speed" || f.suite == "scale" {
+		if err := notApplicable(set, "to the "+f.suite+" suite (graph tables only)", "folds", "micro-batch-seeds", "log", "log-only", "tables"); err != nil {
+			return f, err
+		}
 	}
 	switch { // zero means a default in experiment.Options; on the command line it is a mistake
 	case o.Seeds < 1:
@@ -195,4 +215,23 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// checkTablesRead refuses the flags given (set) that no selected table
+// reads: the graph protocol's with node tables only, the node protocol's
+// with graph tables only.
+func checkTablesRead(tables []experiment.Table, set map[string]bool) error {
+	graph, node := false, false
+	for _, t := range tables {
+		graph, node = graph || t.Graph, node || !t.Graph
+	}
+	if !graph {
+		if err := notApplicable(set, "to node-classification tables (the graph protocol's)", "folds", "micro-batch-seeds", "log", "log-only"); err != nil {
+			return err
+		}
+	}
+	if !node {
+		return notApplicable(set, "to graph-classification tables, which run stratified k-fold CV (the node protocol's)", "split", "seeds")
+	}
+	return nil
 }

@@ -101,7 +101,8 @@ func runDatasetsVerb(verb string, args []string, stdout, stderr io.Writer) error
 		"verify":   "Checks the files of the named datasets (default: all) under --data against their sha256.",
 	}[verb], stderr)
 	root := fs.String("data", def, "data directory")
-	timeout := fs.Duration("timeout", 10*time.Minute, "give up after this long")
+	var timeout time.Duration
+	positiveDurationVar(fs, &timeout, "timeout", 10*time.Minute, "give up after this long (positive)")
 	// Allow names before or after flags.
 	var names []string
 	for len(args) > 0 {
@@ -126,7 +127,7 @@ func runDatasetsVerb(verb string, args []string, stdout, stderr io.Writer) error
 		}
 		names = data.KnownNames()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	switch verb {
 	case "download":

@@ -43,9 +43,9 @@ func TestHostilePanicsAndSizes(t *testing.T) {
 	runHostile(t, "panics", []hostileCase{
 		{[]string{"train", "--task", "graph", "--data", "", "--lr", "100", "--clip", "0", "--epochs", "10", "--only-folds", "2", "--quiet"}, 1, "non-finite"},
 		{[]string{"train", "--task", "graph", "--data", "", "--lr", "100", "--clip", "0", "--epochs", "10", "--only-folds", "2", "--parallel", "2", "--json", "--quiet"}, 1, "fold 1 (seed 1)"},
-		{[]string{"train", "--data", "", "--s", "100000"}, 2, "need 0 ≤ s ≤ 512"},
-		{[]string{"train", "--data", "", "--hidden", "100000000"}, 2, "hidden width 100000000 must be in [1, 65536]"},
-		{[]string{"train", "--data", "", "--layers", "100000"}, 2, "100000 routing layers: need 1 to 16"},
+		{[]string{"train", "--data", "", "--s", "100000"}, 2, "--s 100000: must be in [0, 512]"},
+		{[]string{"train", "--data", "", "--hidden", "100000000"}, 2, "--hidden 100000000: must be in [1, 65536]"},
+		{[]string{"train", "--data", "", "--layers", "100000"}, 2, "--layers 100000: must be in [1, 16]"},
 		{[]string{"train", "--data", "", "--model", "gcn", "--hidden", "100000000"}, 2, "must be in [1, 65536]"},
 	})
 }
@@ -97,9 +97,9 @@ func TestHostileDivergence(t *testing.T) {
 func TestHostileInvalidValues(t *testing.T) {
 	var cases []hostileCase
 	for _, c := range []struct{ flag, value, want string }{
-		{"lr", "NaN", "learning rate NaN"}, {"lr", "-1", "learning rate -1"}, {"wd", "NaN", "weight decay NaN"},
+		{"lr", "NaN", "--lr NaN: must be positive"}, {"lr", "-1", "--lr -1: must be positive"}, {"wd", "NaN", "--wd NaN: must be at least 0"},
 		{"clip", "NaN", "clip NaN"}, {"clip", "-5", "clip -5"}, {"dropout", "NaN", "dropout NaN"},
-		{"dropout", "-0.5", "dropout -0.5"}, {"hidden", "-5", "hidden width -5"}, {"parallel", "-3", "--parallel -3"},
+		{"dropout", "-0.5", "dropout -0.5"}, {"hidden", "-5", "--hidden -5: must be in [1, 65536]"}, {"parallel", "-3", "--parallel -3"},
 		{"epochs", "-1", "epochs -1"}, {"epochs", "0", "epochs 0"}, {"seeds", "0", "--seeds 0"},
 		{"task", "foo", "--task must be node or graph"}, {"data", "/nonexistent/prcaps", "no such directory"},
 		{"k", "x", "not an integer"}, {"routing", "magic", "unknown routing"}, {"lr-schedule", "linear", "unknown learning-rate schedule"},

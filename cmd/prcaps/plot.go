@@ -24,9 +24,11 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", ".", "directory to write the figures into (must exist)")
 	title := fs.String("title", "", "curves: title prefix of the panels (default: \"<model> on <dataset>\" from the file)")
 	seed := fs.Uint64("seed", 0, "t-SNE: seed of the initial map (the figure is deterministic for a seed)")
-	perplexity := fs.Float64("perplexity", tsne.DefaultPerplexity, "t-SNE: perplexity, positive")
+	var perplexity float64
+	positiveFloatVar(fs, &perplexity, "perplexity", tsne.DefaultPerplexity, "t-SNE: perplexity, at least 1")
 	cols := fs.Int("cols", 3, "t-SNE: panels per row, 1 to 16")
-	iters := fs.Int("iterations", tsne.DefaultIterations, "t-SNE: optimisation iterations (the first 250 exaggerated), more than 250")
+	var iters int
+	intVar(fs, &iters, "iterations", tsne.DefaultIterations, 251, 1_000_000, "t-SNE: optimisation iterations (the first 250 exaggerated), 251 to 1e6")
 	// Flags and file names may interleave: parse up to each file name.
 	var files []string
 	for {
@@ -50,7 +52,7 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 	if *cols < 1 || *cols > 16 {
 		return usagef("--cols %d: need 1 to 16", *cols)
 	}
-	cfg := tsne.Config{Perplexity: *perplexity, Seed: *seed, Iterations: *iters}
+	cfg := tsne.Config{Perplexity: perplexity, Seed: *seed, Iterations: iters}
 	if err := cfg.Validate(); err != nil {
 		return usagef("t-SNE settings: %v", err)
 	}

@@ -29,7 +29,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if *ckPath == "" {
 		return usagef("--model FILE is required")
 	}
-	if err := checkRoot(*root, setFlags(fs)["data"]); err != nil {
+	set := setFlags(fs)
+	if err := notApplicable(set, "with --edges (your own graph replaces the dataset)", "dataset"); *edges != "" && err != nil {
+		return err
+	}
+	if err := checkRoot(*root, set["data"]); err != nil {
 		return err
 	}
 	p, err := predict.Load(*ckPath)
@@ -37,6 +41,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ck := p.Checkpoint()
+	if ck.Task == data.GraphTask {
+		if err := notApplicable(set, fmt.Sprintf("to %s, a graph-classification model (it classifies whole graphs)", ck.Model), "nodes", "edges", "features", "labels"); err != nil {
+			return err
+		}
+	}
 	name := *dataset
 	if name == "" {
 		name = ck.Dataset

@@ -36,7 +36,7 @@ func init() {
 }
 
 type toyConfig struct {
-	Width int `opt:"mlp-width" help:"test-mlp: hidden width"`
+	Width int `opt:"mlp-width" min:"1" help:"test-mlp: hidden width, positive"`
 }
 
 func (c toyConfig) Validate() error {

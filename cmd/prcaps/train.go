@@ -113,6 +113,11 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := apply(f.recipe, &run.Train, "the training configuration"); err != nil {
 		return err
 	}
+	if run.Train.LRSchedule != train.ScheduleStep {
+		if err := notApplicable(f.set, fmt.Sprintf("to the %s learning-rate schedule: it is the period of --lr-schedule step", scheduleName(run.Train.LRSchedule)), "lr-step-every"); err != nil {
+			return err
+		}
+	}
 	if f.save != "" {
 		if st, err := os.Stat(filepath.Dir(f.save)); err != nil || !st.IsDir() {
 			return usagef("--save %s: no such directory %s", f.save, filepath.Dir(f.save))
@@ -159,6 +164,9 @@ func (f *trainFlags) loadData() (*data.Dataset, error) {
 	}
 	f.task = t
 	if f.edges != "" {
+		if err := notApplicable(f.set, "with --edges (your own graph replaces the dataset)", "dataset", "node-attr"); err != nil {
+			return nil, err
+		}
 		if f.task == "graph" {
 			return nil, usagef("--edges gives a node-classification dataset; graph classification reads TU datasets")
 		}
@@ -182,6 +190,11 @@ func (f *trainFlags) loadData() (*data.Dataset, error) {
 	}
 	if f.task != "" && f.task != ds.Task.String() {
 		return nil, usagef("%s is a %s-classification dataset, not a %s one", ds.Name, ds.Task, f.task)
+	}
+	if ds.Task != data.GraphTask {
+		if err := notApplicable(f.set, fmt.Sprintf("to %s: node attributes are a TU graph dataset's", ds.Name), "node-attr"); err != nil {
+			return nil, err
+		}
 	}
 	return ds, nil
 }
@@ -299,4 +312,12 @@ func checkRoot(root string, given bool) error {
 		return usagef("--data %s: no such directory", root)
 	}
 	return usagef("%s=%s: no such directory (unset it or pass --data DIR)", data.EnvVar, root)
+}
+
+// scheduleName is the name of a learning-rate schedule ("" is constant).
+func scheduleName(s string) string {
+	if s == "" {
+		return train.ScheduleConstant
+	}
+	return s
 }

@@ -56,8 +56,8 @@ func TestTrainGraphUsage(t *testing.T) {
 		{[]string{"train", "--task", "graph", "--micro-batch-nodes", "0"}, 2, "--micro-batch-nodes 0: must be in [1, "},
 		{[]string{"train", "--task", "graph", "--model", "gcn"}, 2, "unknown graph-classification model"},
 		{[]string{"train", "--task", "graph", "--routing", "euclidean", "--epochs", "1"}, 1, "supports acr and pcr"},
-		{[]string{"train", "--task", "graph", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
-		{[]string{"train", "--input-dropout", "1", "--epochs", "1"}, 2, "input dropout 1"},
+		{[]string{"train", "--task", "graph", "--input-dropout", "1", "--epochs", "1"}, 2, "--input-dropout 1: must be in [0, 1)"},
+		{[]string{"train", "--input-dropout", "1", "--epochs", "1"}, 2, "--input-dropout 1: must be in [0, 1)"},
 		{[]string{"train", "--task", "graph", "--lr-schedule", "linear"}, 2, `unknown learning-rate schedule "linear" (want constant, cosine, step, exponential)`},
 		{[]string{"train", "--task", "graph", "--test-curve", "c.tsv", "--patience", "5"}, 2, "no --patience"},
 	} {
