@@ -80,6 +80,7 @@ var flagZero = map[string]map[string]zeroClass{
 	"serve": {
 		"addr": notNumber, "model": notNumber,
 		"max-body": zeroBad, "max-edges": zeroBad, "max-graphs": zeroBad, "max-nodes": zeroBad, "timeout": zeroBad,
+		"max-memory": zeroBad, "max-in-flight": zeroBad, "queue-wait": zeroBad,
 	},
 	"datasets":          {"data": notNumber, "dataset": notNumber, "json": notNumber, "node-attr": notNumber},
 	"datasets download": {"data": notNumber, "timeout": zeroBad},
@@ -165,7 +166,7 @@ func TestHostileZeroIsNotDefault(t *testing.T) {
 				t.Errorf("prcaps %s --%s (%s): not classified in flagZero", command, name, typ)
 				continue
 			}
-			numeric := slices.Contains([]string{"int", "uint", "float", "duration"}, typ)
+			numeric := slices.Contains([]string{"int", "uint", "float", "duration", "size"}, typ)
 			if numeric != (class != notNumber) {
 				t.Errorf("prcaps %s --%s takes %q, classified %d", command, name, typ, class)
 			}
