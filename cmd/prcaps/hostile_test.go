@@ -193,3 +193,35 @@ func TestHostileData(t *testing.T) {
 		{[]string{"train", "--edges", edges, "--labels", long, "--epochs", "1", "--quiet"}, 1, "no labels"},
 	})
 }
+
+// Class "unbounded reads": every input is read under a bound, so a device
+// (which reports size 0 and never ends) or a file past the bound is an
+// error naming it at once, never a read until the process dies.
+func TestHostileUnboundedReads(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	edges := write("e.csv", "0,1\n1,2\n2,3\n3,0\n")
+	labels := write("y.csv", "0,0\n1,1\n2,0\n3,1\n")
+	huge := filepath.Join(dir, "huge.csv")
+	f, _ := os.Create(huge)
+	f.Truncate(data.MaxFileBytes + 1) // sparse: never written, never read
+	f.Close()
+	zero := "/dev/zero: is a character device"
+	runHostile(t, "unbounded reads", []hostileCase{
+		{[]string{"train", "--edges", "/dev/zero", "--labels", labels, "--quiet"}, 1, zero},
+		{[]string{"train", "--edges", edges, "--labels", "/dev/zero", "--quiet"}, 1, zero},
+		{[]string{"train", "--edges", edges, "--labels", labels, "--features", "/dev/zero", "--quiet"}, 1, zero},
+		{[]string{"train", "--edges", huge, "--labels", labels, "--quiet"}, 1, huge + ": more than 2147483648 bytes"},
+		{[]string{"predict", "--model", "/dev/zero", "--data", ""}, 1, zero},
+		{[]string{"serve", "--model", "/dev/zero"}, 1, zero},
+		{[]string{"plot", "--out", dir, "/dev/zero"}, 1, zero},
+		{[]string{"tune", "--grid", "/dev/zero", "--data", ""}, 2, "--grid " + zero},
+	})
+}
