@@ -30,6 +30,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if f.list {
 		return experiment.List(stdout)
 	}
+	// --log is read and appended (an input of itself); the others are
+	// replaced, so none may be another or a dataset file.
+	if err := checkPaths(datasetInputs("", f.opt.Root), []pathArg{{"--log", f.opt.Log, false},
+		{"--cpuprofile", f.cpuProfile, false}, {"--out", f.out, true}}); err != nil {
+		return err
+	}
 	if f.cpuProfile != "" {
 		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,4 +225,74 @@ func TestHostileUnboundedReads(t *testing.T) {
 		{[]string{"plot", "--out", dir, "/dev/zero"}, 1, zero},
 		{[]string{"tune", "--grid", "/dev/zero", "--data", ""}, 2, "--grid " + zero},
 	})
+}
+
+// Class "outputs destroy inputs or special files": an output flag aimed at
+// an input of the same command, at another output, at a file inside an
+// input directory, or at something that is not a regular file is a usage
+// error naming both, before anything is read or written; the input and the
+// special file are untouched.
+func TestHostileOutputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(content), 0o644)
+		return p
+	}
+	edges := write("e.csv", "0,1\n1,2\n2,3\n3,0\n")
+	labels := write("y.csv", "0,0\n1,1\n2,0\n3,1\n")
+	grid := write("g.json", `{"model": "gcn", "options": {"hidden": [8]}}`)
+	link := filepath.Join(dir, "link")
+	os.Symlink(filepath.Join(dir, "target"), link)
+	fifo := filepath.Join(dir, "fifo")
+	mkfifo(t, fifo)
+	tu := filepath.Join(dir, "tu", "E")
+	os.MkdirAll(tu, 0o755)
+	tuA := filepath.Join(tu, "E_A.txt")
+	os.WriteFile(tuA, []byte("1, 2\n"), 0o644)
+	root := filepath.Join(dir, "root")
+	os.MkdirAll(filepath.Join(root, "planetoid"), 0o755)
+	rootFile := filepath.Join(root, "planetoid", "ind.cora.x")
+	os.WriteFile(rootFile, []byte("x"), 0o644)
+	// The same file by another name: a hard link, and a path through a
+	// linked directory.
+	hard := filepath.Join(dir, "hard.csv")
+	os.Link(labels, hard)
+	linkDir := filepath.Join(dir, "linkdir")
+	os.Symlink(dir, linkDir)
+	notDir := write("notdir", "")
+	train := []string{"train", "--edges", edges, "--labels", labels, "--epochs", "1", "--quiet"}
+	with := func(args ...string) []string { return append(slices.Clone(train), args...) }
+	runHostile(t, "outputs", []hostileCase{
+		{with("--save", labels), 2, "--save " + labels + " is the --labels input file"},
+		{with("--curves", edges), 2, "--curves " + edges + " is the --edges input file"},
+		{with("--embeddings", hard), 2, "is the --labels input file"},
+		{with("--cpuprofile", filepath.Join(linkDir, "e.csv")), 2, "is the --edges input file"},
+		{with("--save", "/dev/null"), 2, "--save /dev/null: is a character device"},
+		{with("--curves", fifo), 2, "--curves " + fifo + ": is a named pipe (FIFO)"},
+		{with("--save", link), 2, "is a symbolic link"},
+		{with("--save", dir), 2, "is a directory"},
+		{with("--save", filepath.Join(dir, "m.st"), "--curves", filepath.Join(dir, ".", "m.st")), 2, "--save and --curves name the same file"},
+		{[]string{"train", "--task", "graph", "--dataset", tu, "--test-curve", tuA, "--quiet"}, 2, "inside --dataset " + tu},
+		{[]string{"train", "--data", root, "--save", rootFile, "--quiet"}, 2, "inside --data " + filepath.Join(root, "planetoid")},
+		{[]string{"tune", "--grid", grid, "--data", "", "--log", grid}, 2, "--log " + grid + " is the --grid input file"},
+		{[]string{"tune", "--grid", grid, "--data", "", "--log", fifo}, 2, "is a named pipe"},
+		{[]string{"bench", "--data", "", "--log", "/dev/null"}, 2, "--log /dev/null: is a character device"},
+		{[]string{"bench", "--data", "", "--log", filepath.Join(dir, "l"), "--cpuprofile", filepath.Join(dir, "l")}, 2, "--log and --cpuprofile name the same file"},
+		{[]string{"bench", "--data", "", "--out", notDir}, 2, "--out " + notDir + ": is a regular file, not a directory"},
+		{[]string{"plot", "--out", notDir, edges}, 2, "is a regular file, not a directory"},
+	})
+	for p, want := range map[string]string{labels: "0,0\n1,1\n2,0\n3,1\n", edges: "0,1\n1,2\n2,3\n3,0\n", tuA: "1, 2\n", rootFile: "x"} {
+		if b, _ := os.ReadFile(p); string(b) != want {
+			t.Errorf("%s now reads %q", p, b)
+		}
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO is now %v, %v", st.Mode(), err)
+	}
+	// A new path, and an existing regular file that is no input, are fine.
+	saved := filepath.Join(dir, "new", "..", "m.st")
+	if code, _, errOut := runCLI(with("--save", saved, "--curves", write("old.jsonl", "old"))...); code != 0 {
+		t.Errorf("--save to a new path: exit %d, %s", code, errOut)
+	}
 }
