@@ -296,3 +296,34 @@ func TestHostileOutputs(t *testing.T) {
 		t.Errorf("--save to a new path: exit %d, %s", code, errOut)
 	}
 }
+
+// An interrupted bench --out keeps the earlier table files: the table it
+// prints holds only interrupted cells, and writing it would replace a
+// finished result with a table of failures.
+func TestHostileBenchOutKept(t *testing.T) {
+	out := t.TempDir()
+	md, csv := filepath.Join(out, "t3.md"), filepath.Join(out, "t3.csv")
+	os.WriteFile(md, []byte("old table\n"), 0o644)
+	os.WriteFile(csv, []byte("old,csv\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // interrupted at once
+	saved := stopContext
+	stopContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { stopContext = saved }()
+	code, _, errOut := runCLI("bench", "--data", "", "--models", "gcn", "--tables", "t3", "--dataset", "cora", "--epochs", "1", "--seeds", "1", "--out", out)
+	if code != 1 || !strings.Contains(errOut, "not writing "+filepath.Join(out, "t3")+".md and .csv") {
+		t.Errorf("interrupted bench --out: exit %d, %q", code, errOut)
+	}
+	for p, want := range map[string]string{md: "old table\n", csv: "old,csv\n"} {
+		if b, _ := os.ReadFile(p); string(b) != want {
+			t.Errorf("%s after the interrupted bench: %q", p, b)
+		}
+	}
+	stopContext = saved // uninterrupted, the table replaces them
+	if code, _, errOut := runCLI("bench", "--data", "", "--models", "gcn", "--tables", "t3", "--dataset", "cora", "--epochs", "1", "--seeds", "1", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("bench --out: exit %d, %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(md); !strings.Contains(string(b), "Cora") {
+		t.Errorf("%s after a finished bench: %q", md, b)
+	}
+}
