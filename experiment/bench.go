@@ -214,20 +214,20 @@ type Bench struct {
 	// Emit, if non-nil, receives each table as it completes.
 	Emit func(t *report.Table) error
 
-	cache   map[string]loadedData
-	start   time.Time
-	runs    int                // protocol runs (or timed runs for speed)
-	memo    map[string]memoRun // results by configuration, dataset and protocol
-	failed  []string
-	done    []*report.Table
+	cache  map[string]loadedData
+	start  time.Time
+	runs   int                // protocol runs (or timed runs for speed)
+	memo   map[string]memoRun // results by configuration, dataset and protocol
+	failed []string
+	done   []*report.Table
 	// finished counts the cells (rows of the speed and scale tables) of
 	// the table being made that have a result; complete is what Complete
 	// says of the table last emitted.
 	finished int
 	complete bool
-	logged  map[string]map[int]loggedFold // Options.Log's folds by cell key
-	logErr  error                         // the first failed append to Options.Log
-	fromLog map[string]int                // folds of the current table read from Options.Log, by commit
+	logged   map[string]map[int]loggedFold // Options.Log's folds by cell key
+	logErr   error                         // the first failed append to Options.Log
+	fromLog  map[string]int                // folds of the current table read from Options.Log, by commit
 }
 
 // NewBench returns a bench with options opt (validated) reporting to
