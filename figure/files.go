@@ -88,8 +88,11 @@ func curves(recs []experiment.EpochRecord, path string, opt Options, w io.Writer
 		return err
 	}
 	curv, err := CurvaturePlot(recs, t)
-	if err != nil || curv == nil {
-		return err
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if curv == nil {
+		return nil
 	}
 	return save(Base(opt.Out, path, "curvature"), [][]*plot.Plot{{curv}}, 14*vg.Centimeter, 9*vg.Centimeter, w)
 }

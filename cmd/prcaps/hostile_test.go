@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -326,4 +327,38 @@ func TestHostileBenchOutKept(t *testing.T) {
 	if b, _ := os.ReadFile(md); !strings.Contains(string(b), "Cora") {
 		t.Errorf("%s after a finished bench: %q", md, b)
 	}
+}
+
+// failingWriter fails every write, as /dev/full does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// Output lost to a failing stdout (`prcaps train > /dev/full`) is exit 1
+// with a message, whether or not the command checked its writes.
+func TestHostileStdoutErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"train", "--data", "", "--model", "gcn", "--epochs", "1", "--quiet"},
+		{"train", "--data", "", "--model", "gcn", "--epochs", "1", "--quiet", "--json"},
+		{"datasets", "--data", ""},
+	} {
+		var errOut strings.Builder
+		code := run(args, failingWriter{}, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), "writing the output: no space left on device") {
+			t.Errorf("prcaps %s > /dev/full: exit %d, %q", strings.Join(args, " "), code, errOut.String())
+		}
+	}
+}
+
+// plot of a curves file whose losses overflow an axis (1e308 then -1e308)
+// once hung; it is an error naming the file.
+func TestHostilePlotOverflow(t *testing.T) {
+	dir := t.TempDir()
+	curves := filepath.Join(dir, "c.jsonl")
+	os.WriteFile(curves, []byte(`{"dataset":"d","model":"m","run":0,"epoch":1,"loss":1e308,"train_acc":0.5,"val_acc":0.5,"lr":0.01}
+{"dataset":"d","model":"m","run":0,"epoch":2,"loss":-1e308,"train_acc":0.5,"val_acc":0.5,"lr":0.01}
+`), 0o644)
+	runHostile(t, "plot overflow", []hostileCase{
+		{[]string{"plot", "--out", dir, curves}, 1, curves + ": training loss at epoch 1: 1e+308"},
+	})
 }
