@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 
 	"github.com/prcaps/prcaps/internal/atomicfile"
+	"github.com/prcaps/prcaps/internal/fileguard"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
@@ -128,14 +128,9 @@ func (c *Checkpoint) Save(path string) error {
 
 // Load reads the checkpoint at path.
 func Load(path string) (*Checkpoint, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint: %w", err)
-	}
-	if st.Size() > maxFile {
-		return nil, fmt.Errorf("checkpoint %s: %d bytes, more than the %d a checkpoint may have", path, st.Size(), int64(maxFile))
-	}
-	b, err := os.ReadFile(path)
+	// Bounded while reading, not by a Stat before: a character device
+	// such as /dev/zero reports size 0 and never ends.
+	b, err := fileguard.ReadFile(path, maxFile)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}

@@ -15,6 +15,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/prcaps/prcaps/internal/fileguard"
 )
 
 // Downloader fetches datasets from their canonical locations into a data
@@ -365,7 +367,7 @@ func Verify(root, dataset string) ([]FileStatus, error) {
 // dlCheck measures root/f.Path.
 func dlCheck(root string, f DatasetFile) (FileStatus, error) {
 	p := filepath.Join(root, filepath.FromSlash(f.Path))
-	fh, err := os.Open(p)
+	fh, err := fileguard.Open(p, MaxFileBytes) // bounded: a device there would hash forever
 	if errors.Is(err, fs.ErrNotExist) {
 		return FileStatus{File: f, State: FileMissing}, nil
 	}
@@ -375,7 +377,7 @@ func dlCheck(root string, f DatasetFile) (FileStatus, error) {
 	defer fh.Close()
 	s, err := dlSum(fh)
 	if err != nil {
-		return FileStatus{File: f}, fmt.Errorf("%s: %w", p, err)
+		return FileStatus{File: f}, fileError(p, err)
 	}
 	return FileStatus{File: f, State: dlJudge(f, s), Size: s.size, SHA256: s.sha256}, nil
 }

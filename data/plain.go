@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -62,12 +61,9 @@ func LoadPlainDataset(edges, features, labels string) (*Dataset, error) {
 // problem is on one line, the line.
 func LoadPlain(edges, features, labels string) (*NodeDataset, error) {
 	read := func(p string) (plainFile, error) {
-		b, err := os.ReadFile(p)
+		b, err := readPath(p)
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return plainFile{}, &FileError{File: p, Err: ErrMissing}
-			}
-			return plainFile{}, &FileError{File: p, Err: err}
+			return plainFile{}, err
 		}
 		return plainFile{path: p, data: trimBOM(b)}, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+
+	"github.com/prcaps/prcaps/internal/fileguard"
 )
 
 // Source is a directory that loaders read from: a file system plus the name
@@ -53,16 +55,47 @@ func hasScheme(root string) bool {
 	return false
 }
 
+// MaxFileBytes bounds every dataset file a loader reads (each is read
+// whole): a device such as /dev/zero, or a file that is not the dataset,
+// fails with a message instead of filling memory. Two GiB is far past the
+// text of the largest benchmark (PubMed's Planetoid files, tens of MB) and
+// is the bound of one npz member (npzMaxMember).
+const MaxFileBytes = 2 << 30
+
 // ReadFile reads file name from s; a failure is a *FileError naming the file.
 func (s Source) ReadFile(name string) ([]byte, error) {
-	b, err := fs.ReadFile(s.FS, name)
+	b, err := fileguard.ReadFS(s.FS, name, MaxFileBytes)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &FileError{File: s.Path(name), Err: ErrMissing}
-		}
-		return nil, &FileError{File: s.Path(name), Err: err}
+		return nil, fileError(s.Path(name), err)
 	}
 	return b, nil
+}
+
+// readPath reads the operating-system file p under MaxFileBytes; a failure
+// is a *FileError naming p.
+func readPath(p string) ([]byte, error) {
+	b, err := fileguard.ReadFile(p, MaxFileBytes)
+	if err != nil {
+		return nil, fileError(p, err)
+	}
+	return b, nil
+}
+
+// fileError is a read failure as a *FileError naming file once (the
+// causes name the path themselves).
+func fileError(file string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return &FileError{File: file, Err: ErrMissing}
+	}
+	var ge *fileguard.Error
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &ge):
+		err = ge.Err
+	case errors.As(err, &pe):
+		err = pe.Err
+	}
+	return &FileError{File: file, Err: err}
 }
 
 // Exists reports whether file name exists in s.

@@ -214,15 +214,20 @@ type Bench struct {
 	// Emit, if non-nil, receives each table as it completes.
 	Emit func(t *report.Table) error
 
-	cache   map[string]loadedData
-	start   time.Time
-	runs    int                // protocol runs (or timed runs for speed)
-	memo    map[string]memoRun // results by configuration, dataset and protocol
-	failed  []string
-	done    []*report.Table
-	logged  map[string]map[int]loggedFold // Options.Log's folds by cell key
-	logErr  error                         // the first failed append to Options.Log
-	fromLog map[string]int                // folds of the current table read from Options.Log, by commit
+	cache  map[string]loadedData
+	start  time.Time
+	runs   int                // protocol runs (or timed runs for speed)
+	memo   map[string]memoRun // results by configuration, dataset and protocol
+	failed []string
+	done   []*report.Table
+	// finished counts the cells (rows of the speed and scale tables) of
+	// the table being made that have a result; complete is what Complete
+	// says of the table last emitted.
+	finished int
+	complete bool
+	logged   map[string]map[int]loggedFold // Options.Log's folds by cell key
+	logErr   error                         // the first failed append to Options.Log
+	fromLog  map[string]int                // folds of the current table read from Options.Log, by commit
 }
 
 // NewBench returns a bench with options opt (validated) reporting to
@@ -417,6 +422,16 @@ func (b *Bench) RunTables(tables []Table) error {
 	return nil
 }
 
+// stopped reports whether Options.Stop has been closed.
+func (b *Bench) stopped() bool {
+	select {
+	case <-b.opt.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
 // runTable runs every variant of t on every available dataset.
 func (b *Bench) runTable(t Table) (*report.Table, error) {
 	dss, notes, err := b.datasets(t)
@@ -454,6 +469,9 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 				notes = append(notes, fmt.Sprintf("%s on %s: the same configuration as %s; its result is reused.", v.Label, d.ds.Name, reused))
 			}
 			res[vi][di] = cellResult{sum: s, err: err}
+			if err == nil {
+				b.finished++
+			}
 			if errors.Is(err, errNotInLog) {
 				res[vi][di] = cellResult{skipped: true}
 				notes = append(notes, fmt.Sprintf("%s on %s: %v.", v.Label, d.ds.Name, err))
@@ -746,8 +764,18 @@ func orMissing(s string) string {
 	return s
 }
 
+// Complete reports whether the table last handed to Emit is a whole
+// result: at least one of its cells (rows) finished and the bench was not
+// interrupted while it ran. An interrupted table has cells that failed
+// only because they were stopped, and a table of failed runs holds no
+// result: bench --out writes neither, so that an interrupted or broken
+// rerun never replaces the files of an earlier, finished table.
+func (b *Bench) Complete() bool { return b.complete }
+
 // emit keeps a finished table and hands it to Emit.
 func (b *Bench) emit(tab *report.Table) error {
+	b.complete = b.finished > 0 && !b.stopped()
+	b.finished = 0
 	b.done = append(b.done, tab)
 	if b.Emit == nil {
 		return nil

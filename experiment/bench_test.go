@@ -223,3 +223,40 @@ func TestBenchRecordJSON(t *testing.T) {
 		t.Errorf("finished cell: %s, want %s", got, want)
 	}
 }
+
+// Complete tells Emit whether a table is a whole result: some run
+// finished and no interrupt came while it ran. bench --out writes only
+// complete tables, so an interrupted or failed rerun keeps the files of
+// an earlier one.
+func TestBenchComplete(t *testing.T) {
+	diverges := Variant{Label: "GCN-lr", Keys: []string{"GCN-lr"}, Model: "gcn", Options: map[string]map[string]string{"cora": {"lr": "1e6"}}}
+	fine := Variant{Label: "GCN", Keys: []string{"GCN"}, Model: "gcn"}
+	table := func(vs ...Variant) Table {
+		return Table{Name: "c", Title: "C", KeyCols: []string{"Variant"}, Datasets: []string{"cora"}, Variants: vs}
+	}
+	stop := make(chan struct{})
+	for _, c := range []struct {
+		name string
+		tab  Table
+		stop chan struct{}
+		want bool
+	}{
+		{"every run failed", table(diverges), nil, false},
+		{"one of two failed", table(diverges, fine), nil, true},
+		{"interrupted", table(fine), stop, false},
+	} {
+		if c.stop != nil {
+			close(c.stop)
+		}
+		b, err := NewBench(Options{Seeds: 1, Epochs: 5, Stop: c.stop}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []bool
+		b.Emit = func(*report.Table) error { got = append(got, b.Complete()); return nil }
+		b.RunTables([]Table{c.tab})
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s: Complete %v, want %v", c.name, got, c.want)
+		}
+	}
+}

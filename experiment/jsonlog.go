@@ -6,11 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/prcaps/prcaps/internal/fileguard"
 )
 
 // A JSON-lines log keeps finished work (tune's trials, the bench's folds)
 // one record per line, so that an interrupted command resumes after its
 // last whole record.
+
+// MaxLogBytes bounds a JSON-lines log (tune's trials, the bench's folds),
+// read whole to resume: a fold record is a few hundred bytes, so a GiB is
+// millions of folds, and a device or a stray huge file is an error naming
+// it instead of a read that fills memory.
+const MaxLogBytes = 1 << 30
 
 // readLog reads the records of the log at path, in file order. A missing
 // file (or an empty path) is an empty log. A malformed last line, a write
@@ -21,7 +29,7 @@ func readLog[T any](path, what string, valid func(T) bool) ([]T, error) {
 	if path == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := fileguard.ReadFile(path, MaxLogBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

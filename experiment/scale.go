@@ -98,6 +98,7 @@ func (b *Bench) RunScale(edges []int) error {
 			tab.AddRow(report.Params(e), report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Failed)
 			b.failed = append(b.failed, "scale: "+msg)
 		} else {
+			b.finished++
 			perLink = append(perLink, rec.NsPerLink)
 			peak, kib := report.Missing, report.Missing
 			if rec.PeakBytes > 0 {

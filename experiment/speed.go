@@ -48,6 +48,7 @@ func (b *Bench) RunSpeed(vs []Variant) error {
 	for i, v := range vs {
 		row, med, err := b.timeVariant(v, ds)
 		if err == nil {
+			b.finished++
 			if i == 0 {
 				first = med
 			}

@@ -8,13 +8,13 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/internal/fileguard"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/option"
 	"github.com/prcaps/prcaps/train"
@@ -33,11 +33,15 @@ type Grid struct {
 	Options map[string][]string // values as on the command line
 }
 
+// MaxGridBytes bounds a grid file: a grid is a few lines of JSON, and a
+// search over a MiB of values would never finish anyway.
+const MaxGridBytes = 1 << 20
+
 // ReadGrid parses a grid file. It names the file and the problem for
 // malformed JSON, unknown fields, an empty or non-scalar value list or a
 // grid without options; Tune.Do checks the names and values themselves.
 func ReadGrid(path string) (Grid, error) {
-	b, err := os.ReadFile(path)
+	b, err := fileguard.ReadFile(path, MaxGridBytes)
 	if err != nil {
 		return Grid{}, err
 	}

@@ -201,6 +201,9 @@ func markEpochs(p *plot.Plot, selected []int, lo, hi float64) error {
 // with the mean selected epoch marked.
 func TrainingPlots(recs []experiment.EpochRecord, title string) (lossPlot, accPlot *plot.Plot, err error) {
 	loss, acc := TrainingBands(recs)
+	if err := drawable(append([]Band{loss}, acc...)); err != nil {
+		return nil, nil, err
+	}
 	sel := SelectedEpochs(recs)
 	lossPlot, accPlot = plot.New(), plot.New()
 	lossPlot.Title.Text, accPlot.Title.Text = title+": training loss", title+": accuracy"
@@ -232,6 +235,9 @@ func CurvaturePlot(recs []experiment.EpochRecord, title string) (*plot.Plot, err
 	if len(bs) == 0 {
 		return nil, nil
 	}
+	if err := drawable(bs); err != nil {
+		return nil, err
+	}
 	p := plot.New()
 	p.Title.Text = title + ": learned curvatures"
 	p.X.Label.Text, p.Y.Label.Text = "epoch", "curvature β"
@@ -244,6 +250,30 @@ func CurvaturePlot(recs []experiment.EpochRecord, title string) (*plot.Plot, err
 	p.Y.Min, p.Y.Max = lo-span*(0.12*float64(len(bs))+0.05), hi+0.05*span
 	p.Legend.Top, p.Legend.Left = false, false
 	return p, nil
+}
+
+// maxDrawable bounds the values a figure draws. The plot library's axis
+// ticks step through the axis range, which never ends for a range that
+// overflows (a loss of 1e308 then -1e308 spans +Inf: plot hung), and the
+// margins added around a range multiply it. Every value the training loop
+// records is a float32 (at most 3.4e38), so only a file not written by it
+// reaches this bound.
+const maxDrawable = 1e100
+
+// drawable checks that every band's mean ± std is finite and within
+// ±maxDrawable.
+func drawable(bs []Band) error {
+	for _, b := range bs {
+		for j, e := range b.Epochs {
+			for _, v := range []float64{b.Mean[j], b.Mean[j] - b.Std[j], b.Mean[j] + b.Std[j]} {
+				if !(math.Abs(v) <= maxDrawable) {
+					return fmt.Errorf("%s at epoch %d: %g (mean %g ± %g over the runs) cannot be drawn (values must lie within ±%g)",
+						b.Label, e, v, b.Mean[j], b.Std[j], maxDrawable)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // bandRange is the smallest and largest value of the bands' mean ± std.

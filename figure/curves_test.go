@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -66,5 +67,46 @@ func TestWrite(t *testing.T) {
 	}
 	if p, err := CurvaturePlot(recs, "x"); p != nil || err != nil {
 		t.Errorf("curvature plot without curvatures: %v, %v", p, err)
+	}
+}
+
+// Values whose range overflows (a loss of 1e308 then -1e308) once made
+// the axis ticks loop forever: they are an error naming the curve and the
+// epoch, at once. Large but drawable values still draw.
+func TestCurvesTooWideToDraw(t *testing.T) {
+	recs := func(a, b float64) []experiment.EpochRecord {
+		return []experiment.EpochRecord{
+			{Run: 0, Epoch: 1, Loss: a, Curvatures: []model.Curvature{{Name: "beta", Beta: -a}}},
+			{Run: 0, Epoch: 2, Loss: b, Curvatures: []model.Curvature{{Name: "beta", Beta: -b}}},
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, _, err := TrainingPlots(recs(1e308, -1e308), "t"); err == nil || !strings.Contains(err.Error(), "training loss at epoch 1: 1e+308") {
+			t.Errorf("TrainingPlots: %v", err)
+		}
+		if _, err := CurvaturePlot(recs(1e308, -1e308), "t"); err == nil || !strings.Contains(err.Error(), "cannot be drawn") {
+			t.Errorf("CurvaturePlot: %v", err)
+		}
+		// Two runs at 1e308 overflow the mean.
+		two := append(recs(1e308, 0), experiment.EpochRecord{Run: 1, Epoch: 1, Loss: 1e308})
+		if _, _, err := TrainingPlots(two, "t"); err == nil || !strings.Contains(err.Error(), "+Inf") {
+			t.Errorf("TrainingPlots of an overflowing mean: %v", err)
+		}
+		lp, ap, err := TrainingPlots(recs(3e38, -3e38), "t")
+		if err != nil {
+			t.Errorf("float32-sized losses: %v", err)
+			return
+		}
+		var buf bytes.Buffer
+		if err := Write(&buf, "svg", [][]*plot.Plot{{lp, ap}}, 8*vg.Centimeter, 6*vg.Centimeter); err != nil {
+			t.Errorf("drawing float32-sized losses: %v", err)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("plotting still running after 20 s")
 	}
 }

@@ -3,7 +3,6 @@ package figure
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/prcaps/prcaps/experiment"
+	"github.com/prcaps/prcaps/internal/fileguard"
 	"github.com/prcaps/prcaps/tsne"
 )
 
@@ -23,6 +23,12 @@ type Options struct {
 	Cols  int         // t-SNE panels per row
 }
 
+// MaxResultBytes bounds each results file Files reads (whole): a curves
+// file of a thousand runs of a thousand epochs is a few hundred MB, and a
+// device or a stray huge file is an error naming it, not a read that
+// fills memory.
+const MaxResultBytes = 1 << 30
+
 // Files draws the figures of saved results, each file recognised by its
 // content: a curves file (experiment.ReadCurves) gives Out/<file>-curves
 // and, with curvatures, Out/<file>-curvature; bench output
@@ -33,7 +39,7 @@ type Options struct {
 func Files(files []string, opt Options, w io.Writer) error {
 	var embeddings []*experiment.EmbeddingFile
 	for _, path := range files {
-		b, err := os.ReadFile(path)
+		b, err := fileguard.ReadFile(path, MaxResultBytes)
 		if err != nil {
 			return err
 		}
@@ -82,8 +88,11 @@ func curves(recs []experiment.EpochRecord, path string, opt Options, w io.Writer
 		return err
 	}
 	curv, err := CurvaturePlot(recs, t)
-	if err != nil || curv == nil {
-		return err
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if curv == nil {
+		return nil
 	}
 	return save(Base(opt.Out, path, "curvature"), [][]*plot.Plot{{curv}}, 14*vg.Centimeter, 9*vg.Centimeter, w)
 }

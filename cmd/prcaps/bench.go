@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
@@ -31,6 +32,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if f.list {
 		return experiment.List(stdout)
 	}
+	// --log is read and appended (an input of itself); the others are
+	// replaced, so none may be another or a dataset file.
+	if err := checkPaths(datasetInputs("", f.opt.Root), []pathArg{{"--log", f.opt.Log, false},
+		{"--cpuprofile", f.cpuProfile, false}, {"--out", f.out, true}}); err != nil {
+		return err
+	}
 	if f.cpuProfile != "" {
 		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
@@ -54,7 +61,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if f.asJSON {
 		b.Record = func(v any) error { return enc.Encode(v) }
 	}
-	b.Emit = func(tab *report.Table) error { return emitTable(tab, f, stdout, stderr) }
+	b.Emit = func(tab *report.Table) error { return emitTable(tab, b.Complete(), f, stdout, stderr) }
 	switch f.suite {
 	case "speed":
 		err = b.RunSpeed(experiment.FilterModels(experiment.SpeedVariants(), splitList(f.models)))
@@ -92,14 +99,22 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 }
 
 // emitTable prints a finished table (Markdown on stdout unless --json) and
-// writes it under --out.
-func emitTable(tab *report.Table, f benchFlags, stdout, stderr io.Writer) error {
+// writes it under --out when it is complete (experiment.Bench.Complete):
+// a table cut short by an interrupt, or one whose every run failed, is
+// printed but leaves the files of an earlier run of that table as they
+// were, and stderr says so.
+func emitTable(tab *report.Table, complete bool, f benchFlags, stdout, stderr io.Writer) error {
 	if !f.asJSON {
 		if _, err := fmt.Fprintln(stdout, tab.Markdown()); err != nil {
 			return err
 		}
 	}
 	if f.out == "" {
+		return nil
+	}
+	if !complete {
+		fmt.Fprintf(stderr, "not writing %s.md and .csv: table %s was interrupted or none of its runs finished; the files there, if any, are kept\n",
+			filepath.Join(f.out, tab.Name), tab.Name)
 		return nil
 	}
 	base, err := tab.WriteFiles(f.out)

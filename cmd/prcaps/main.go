@@ -66,7 +66,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands() {
 		if c.name == args[0] {
-			err := c.run(args[1:], stdout, stderr)
+			out := &errWriter{w: stdout}
+			err := c.run(args[1:], out, stderr)
+			if out.err != nil { // results lost (a full disk, a closed pipe): never exit 0
+				if err != nil && !errors.Is(err, flag.ErrHelp) {
+					fmt.Fprintf(stderr, "prcaps %s: %v\n", c.name, err)
+				}
+				fmt.Fprintf(stderr, "prcaps %s: writing the output: %v\n", c.name, out.err)
+				return 1
+			}
 			switch {
 			case err == nil:
 				return 0
@@ -84,6 +92,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "prcaps: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// errWriter is the commands' stdout: it keeps the first write error, and
+// fails every write after it, so that run can turn output lost to a full
+// disk or a closed pipe into exit status 1 however the command printed it
+// (fmt.Fprintln's error is rarely checked).
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // usageError is a mistake in the command line (exit status 2).

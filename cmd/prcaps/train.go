@@ -84,6 +84,9 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	f.set = setFlags(fs)
+	if err := f.checkPaths(); err != nil {
+		return err
+	}
 	if f.cpuProfile != "" {
 		stop, err := startCPUProfile(f.cpuProfile)
 		if err != nil {
@@ -128,6 +131,18 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 		return usagef("--test-curve compares whole curves: it needs every fold to run all epochs, so no --patience")
 	}
 	return f.run(run, stdout, stderr)
+}
+
+// checkPaths checks the output flags against the inputs, before the
+// profile starts or any data is read (see checkPaths).
+func (f *trainFlags) checkPaths() error {
+	inputs := []pathArg{{"--edges", f.edges, false}, {"--features", f.features, false}, {"--labels", f.labels, false}}
+	if f.edges == "" {
+		inputs = append(inputs, datasetInputs(f.dataset, f.root)...)
+	}
+	return checkPaths(inputs, []pathArg{{"--save", f.save, false}, {"--curves", f.curves, false},
+		{"--embeddings", f.embed, false}, {"--test-curve", f.testCurve, false}, {"--cpuprofile", f.cpuProfile, false},
+		{"--val-logits", f.valLogits, true}})
 }
 
 // check applies the protocol flags to the protocol of the dataset's task,

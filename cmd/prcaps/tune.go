@@ -66,6 +66,12 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		base := strings.TrimSuffix(f.grid, filepath.Ext(f.grid))
 		f.log = fmt.Sprintf("%s-%s.jsonl", base, strings.ToLower(ds.Name))
 	}
+	// The log is read and appended: an input of itself, but never the grid,
+	// a dataset file or something other than a regular file.
+	inputs := append([]pathArg{{"--grid", f.grid, false}}, datasetInputs(f.dataset, f.root)...)
+	if err := checkPaths(inputs, []pathArg{{"--log", f.log, false}}); err != nil {
+		return err
+	}
 	ctx, stop := stopContext()
 	defer stop()
 	f.node.Stop = ctx.Done()
