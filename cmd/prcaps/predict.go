@@ -30,7 +30,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		return usagef("--model FILE is required")
 	}
 	set := setFlags(fs)
-	if err := notApplicable(set, "with --edges (your own graph replaces the dataset)", "dataset"); *edges != "" && err != nil {
+	if err := notApplicable(set, "with --edges (your own graph replaces the dataset)", "dataset", "data"); *edges != "" && err != nil {
 		return err
 	}
 	if err := checkRoot(*root, set["data"]); err != nil {

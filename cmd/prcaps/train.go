@@ -179,7 +179,7 @@ func (f *trainFlags) loadData() (*data.Dataset, error) {
 	}
 	f.task = t
 	if f.edges != "" {
-		if err := notApplicable(f.set, "with --edges (your own graph replaces the dataset)", "dataset", "node-attr"); err != nil {
+		if err := notApplicable(f.set, "with --edges (your own graph replaces the dataset)", "dataset", "data", "node-attr"); err != nil {
 			return nil, err
 		}
 		if f.task == "graph" {
