@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/prcaps/prcaps/internal/atomicfile"
 	"github.com/prcaps/prcaps/internal/fileguard"
 )
 
@@ -168,14 +169,13 @@ func (d *Downloader) dlZip(ctx context.Context, u string, need []DatasetFile, ro
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(root, ".prcaps-download-*.zip")
+	// A scratch file, never committed: atomicfile names it by PID, so
+	// the next download removes one that a killed process left.
+	tmp, err := atomicfile.Create(filepath.Join(root, ".prcaps-download.zip"))
 	if err != nil {
 		return err
 	}
-	defer func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
-	}()
+	defer tmp.Abort()
 	n, err := io.Copy(tmp, io.LimitReader(body, dlMaxArchive+1))
 	if err != nil {
 		return fmt.Errorf("download %s: %w", u, err)
@@ -244,17 +244,13 @@ func dlWriteVerified(root string, f DatasetFile, r io.Reader) (FileState, error)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*.tmp")
+	// Through atomicfile: a target that is not a regular file is refused,
+	// and a killed download's temporary file is removed by the next one.
+	tmp, err := atomicfile.Create(dst)
 	if err != nil {
 		return "", err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
+	defer tmp.Abort() // nothing after Commit
 	// One byte past the expected size is enough to tell a longer file.
 	sum, err := dlSum(io.TeeReader(io.LimitReader(r, f.Size+1), tmp))
 	if err != nil {
@@ -268,13 +264,9 @@ func dlWriteVerified(root string, f DatasetFile, r io.Reader) (FileState, error)
 	if err := tmp.Chmod(0o644); err != nil {
 		return "", err
 	}
-	if err := tmp.Close(); err != nil {
+	if err := tmp.Commit(); err != nil {
 		return "", err
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return "", err
-	}
-	committed = true
 	return state, nil
 }
 

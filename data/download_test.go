@@ -109,13 +109,19 @@ func TestDownloadDirect(t *testing.T) {
 	if !strings.Contains(log.String(), "skipped") {
 		t.Errorf("progress does not mention the skip:\n%s", log.String())
 	}
-	// A corrupt file on disk is fetched again and replaced.
+	// A corrupt file on disk is fetched again and replaced, and the
+	// temporary files of killed downloads (a dead PID) are removed.
 	os.WriteFile(filepath.Join(root, "planetoid", "ind.x.y"), []byte("corrupt"), 0o644)
+	os.WriteFile(filepath.Join(root, "planetoid", ".ind.x.y.tmp-2147483646-123"), []byte("half"), 0o600)
 	if err := d.dlFetch(context.Background(), []DatasetFile{f}, root); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "planetoid", "ind.x.y")); !bytes.Equal(got, content) || srv.hits.Load() != 2 {
 		t.Errorf("corrupt file not replaced: %q", got)
+	}
+	dlNoTemp(t, root)
+	if st, err := os.Stat(filepath.Join(root, "planetoid", "ind.x.y")); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("downloaded file: %v, %v", st.Mode(), err)
 	}
 }
 
