@@ -79,9 +79,18 @@ func appendLog(path string, v any) error {
 	if err != nil {
 		return err
 	}
+	// Only a regular file is appended to: not a link (Lstat), and what
+	// was opened is checked again.
+	if err := fileguard.CheckOutput(path); err != nil {
+		return err
+	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return fmt.Errorf("%s: not a regular file; a log is appended to regular files only", path)
 	}
 	// A last record without its newline (written by hand, say) must not
 	// run into this one.
