@@ -3,6 +3,8 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/prcaps/prcaps/checkpoint"
 	"github.com/prcaps/prcaps/data"
@@ -370,11 +372,13 @@ func fitting(want int, need, total int64) int {
 // (tests replace it).
 var machineMemory = totalMemory
 
-// checkMemory refuses a run whose model's estimate (model.MemoryEstimator)
-// for its largest training step, times the runs trained at once, exceeds
-// 80 % of total bytes of memory (no check when total is 0 or the model has
-// no estimate). A run whose runs at once were left to the default (one per
-// core) gets as many as fit: the returned run has them set.
+// checkMemory refuses a run whose model's estimate (model.EstimateBytes,
+// which every registered model has) for its largest training step, times
+// the runs trained at once, exceeds 80 % of total bytes of memory (no
+// check when total is 0, an unknown machine size). The largest step of a
+// graph run is bounded by a mini-batch of its largest graphs
+// (largestBatch). A run whose runs at once were left to the default (one per core)
+// gets as many as fit: the returned run has them set.
 func (r Run) checkMemory(total int64) (Run, error) {
 	cfg := r.Config
 	if cfg == nil {
@@ -383,38 +387,67 @@ func (r Run) checkMemory(total int64) (Run, error) {
 			return r, err
 		}
 	}
-	est, ok := cfg.(model.MemoryEstimator)
-	if total <= 0 || !ok {
-		return r, nil
-	}
-	var need int64
-	var parallel int
+	var shape model.Shape
+	var size model.Size
 	if r.Dataset.Task == data.GraphTask {
 		g := r.Dataset.Graph
-		nodes, arcs := 0, 0
-		for _, s := range g.Graphs { // a bound: the largest graph, 16 times
-			nodes, arcs = max(nodes, s.Graph.N), max(arcs, s.Graph.NumArcs())
-		}
-		batch := r.batchSize()
-		need = est.EstimateBytes(model.GraphShape(g), batch*nodes, batch*arcs)
+		shape, size = model.GraphShape(g), largestBatch(g, r.batchSize())
+	} else {
+		nd := r.Dataset.Node
+		shape, size = model.NodeShape(nd), model.Size{Nodes: nd.Graph.N, Arcs: nd.Graph.NumArcs()}
+	}
+	need, err := model.EstimateBytes(cfg, shape, size)
+	if err != nil {
+		return r, fmt.Errorf("experiment: %s: %w", r.ModelName(), err)
+	}
+	if total <= 0 {
+		return r, nil
+	}
+	var parallel int
+	if r.Dataset.Task == data.GraphTask {
 		parallel = r.Graph.FoldsAtOnce()
 		if r.Graph.Parallel < 1 {
 			parallel = fitting(parallel, need, total)
 			r.Graph.Parallel = parallel
 		}
 	} else {
-		nd := r.Dataset.Node
-		need = est.EstimateBytes(model.NodeShape(nd), nd.Graph.N, nd.Graph.NumArcs())
 		parallel = r.Node.RunsAtOnce()
 		if r.Node.Parallel < 1 {
 			parallel = fitting(parallel, need, total)
 			r.Node.Parallel = parallel
 		}
 	}
-	need *= int64(parallel)
-	if float64(need) > 0.8*float64(total) {
-		return r, fmt.Errorf("experiment: %s on %s would need about %.1f GiB (%d run(s) at once); this machine has %.1f GiB: use smaller sizes or fewer parallel runs",
-			r.ModelName(), r.Dataset.Name, float64(need)/(1<<30), parallel, float64(total)/(1<<30))
+	if all := float64(need) * float64(parallel); all > 0.8*float64(total) {
+		return r, fmt.Errorf("experiment: %s on %s would need about %s (%d run(s) at once); this machine has %s: use smaller sizes or fewer parallel runs",
+			r.ModelName(), r.Dataset.Name, model.FormatGiB(satFloat(all)), parallel, model.FormatGiB(total))
 	}
 	return r, nil
+}
+
+// largestBatch bounds a mini-batch of at most batch graphs of ds: as many
+// graphs (all of them if fewer), with the nodes of the largest graphs and
+// the arcs of the graphs with most arcs.
+func largestBatch(ds *data.GraphDataset, batch int) model.Size {
+	nodes, arcs := make([]int, len(ds.Graphs)), make([]int, len(ds.Graphs))
+	for i, s := range ds.Graphs {
+		nodes[i], arcs[i] = s.Graph.N, s.Graph.NumArcs()
+	}
+	top := func(v []int, k int) int {
+		slices.SortFunc(v, func(a, b int) int { return b - a })
+		sum := 0
+		for _, x := range v[:k] {
+			sum += x
+		}
+		return sum
+	}
+	k := min(max(batch, 1), len(ds.Graphs))
+	return model.Size{Graphs: k, Nodes: top(nodes, k), Arcs: top(arcs, k)}
+}
+
+// satFloat is x as an int64, math.MaxInt64 at most.
+func satFloat(x float64) int64 {
+	if !(x < math.MaxInt64) {
+		return math.MaxInt64
+	}
+	return int64(x)
 }

@@ -96,11 +96,7 @@ func TestRunMemoryCheck(t *testing.T) {
 	// Folds at once left to the default: one per core, as many as fit.
 	auto := Run{Dataset: g.Dataset}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	nodes, arcs := 0, 0
-	for _, s := range g.Dataset.Graph.Graphs {
-		nodes, arcs = max(nodes, s.Graph.N), max(arcs, s.Graph.NumArcs())
-	}
-	need := model.DefaultPRCapsConfig().EstimateBytes(model.GraphShape(g.Dataset.Graph), 16*nodes, 16*arcs) // the largest graph, 16 times
+	need := model.DefaultPRCapsGraphConfig().EstimateBytes(model.GraphShape(g.Dataset.Graph), largestBatch(g.Dataset.Graph, auto.batchSize())) // the largest graphs
 	for _, tc := range []struct {
 		total int64
 		want  int

@@ -82,6 +82,10 @@ func (b *Bench) timeVariant(v Variant, ds *data.Dataset) ([]string, float64, err
 	if err != nil {
 		return nil, 0, err
 	}
+	// One run at a time, refused like any run if it cannot fit.
+	if _, err := (Run{Model: v.Model, Config: mc, Dataset: ds, Node: train.NodeProtocol{Seeds: 1, Parallel: 1}}).checkMemory(machineMemory()); err != nil {
+		return nil, 0, err
+	}
 	// Every model trains the same fixed number of epochs, whatever its
 	// recipe's length or patience, so the times compare.
 	if b.opt.Epochs == 0 {

@@ -137,3 +137,39 @@ func (m *DGCNN) Groups() []optim.Group[float32] {
 	ps = append(ps, m.dense.Params()...)
 	return []optim.Group[float32]{{Name: "weights", Params: append(ps, m.out.Params()...)}}
 }
+
+// ParamBytes implements MemoryEstimator.
+func (c DGCNNConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+// paramValues counts the convolutions' weights and biases and the dense
+// head's.
+func (c DGCNNConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	convs, total := dgcnnConvValues(c.Channels, nonneg(shape.Features))
+	d := nonneg(c.Dense)
+	return convs + (total+1)*d + (d+1)*nonneg(shape.Classes)
+}
+
+// dgcnnConvValues counts the graph convolutions of the widths channels
+// from in features (weights and biases) and returns it with the sum of
+// the widths, the concatenation's.
+func dgcnnConvValues(channels []int, in float64) (values, total float64) {
+	for _, w := range channels {
+		values += (in + 1) * nonneg(w)
+		in, total = nonneg(w), total+nonneg(w)
+	}
+	return values, total
+}
+
+// EstimateBytes implements MemoryEstimator: per convolution three nodes ×
+// width tensors (product, aggregation, tanh), their concatenation, the
+// dense head's four nodes × Dense tensors and the logits, each with its
+// gradient and the ops' buffers, the mean operator and the parameters
+// (with dense 65536 on Cora 5.6 GiB against a peak resident 6.6 GiB).
+func (c DGCNNConfig) EstimateBytes(shape Shape, size Size) int64 {
+	c = c.withDefaults()
+	n := nonneg(size.Nodes)
+	_, total := dgcnnConvValues(c.Channels, 0)
+	acts := n * (4*total + 4*nonneg(c.Dense) + 2*nonneg(shape.Classes))
+	return bytesOf(trainingValues(c.paramValues(shape)) + 3*acts + operatorValues(size))
+}

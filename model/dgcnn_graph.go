@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -248,4 +249,54 @@ func (m *DGCNNGraph) Groups() []optim.Group[float32] {
 		ps = append(ps, l.Params()...)
 	}
 	return []optim.Group[float32]{{Name: "weights", Params: ps}}
+}
+
+// ParamBytes implements MemoryEstimator. An unresolved K counts as the
+// least, 10.
+func (c DGCNNGraphConfig) ParamBytes(shape Shape) int64 {
+	return bytesOf(2 * c.paramValues(shape, c.k(Size{})))
+}
+
+// k is the SortPooling k: K, or unresolved the mean graph's node count of
+// size (at least dgcnnMinK).
+func (c DGCNNGraphConfig) k(size Size) float64 {
+	if c.K > 0 {
+		return float64(c.K)
+	}
+	return max(dgcnnMinK, math.Ceil(nonneg(size.Nodes)/graphsOf(size)))
+}
+
+// dgcnnPositions is the number of outputs of the second 1-D convolution
+// for k.
+func dgcnnPositions(k float64) float64 { return max(math.Floor(k/2)-4, 1) }
+
+// paramValues counts the graph convolutions, the two 1-D convolutions
+// (the second spans 5 pooled positions) and the dense head, whose input
+// is the second convolution's positions × channels.
+func (c DGCNNGraphConfig) paramValues(shape Shape, k float64) float64 {
+	c = c.withDefaults()
+	convs, total := dgcnnConvValues(c.Channels, nonneg(shape.Features))
+	c1, c2, d := nonneg(c.Conv1), nonneg(c.Conv2), nonneg(c.Dense)
+	return convs + (total+1)*c1 + (5*c1+1)*c2 + (dgcnnPositions(k)*c2+1)*d + (d+1)*nonneg(shape.Classes)
+}
+
+// EstimateBytes implements MemoryEstimator: the graph convolutions' nodes
+// × width tensors and their concatenation; SortPooling's block of K rows
+// per graph of the concatenation's width; the first 1-D convolution's K
+// rows per graph and the max-pooling's K/2; the five shifted windows of
+// the pooled rows and their concatenation, the second convolution's
+// positions per graph; the dense head per graph. Each on the training and
+// the evaluation tape and with its gradient, plus the operator and the
+// parameters.
+func (c DGCNNGraphConfig) EstimateBytes(shape Shape, size Size) int64 {
+	c = c.withDefaults()
+	k := c.k(size)
+	n, g := nonneg(size.Nodes), graphsOf(size)
+	_, total := dgcnnConvValues(c.Channels, 0)
+	c1, c2, d, pos := nonneg(c.Conv1), nonneg(c.Conv2), nonneg(c.Dense), dgcnnPositions(k)
+	acts := n*4*total + // convolutions (product, aggregation, tanh) and their concatenation
+		g*k*(total+2*c1) + g*math.Floor(k/2)*2*c1 + // SortPooling, the first convolution and ReLU, the max-pooling and its choices
+		g*pos*(10*c1+3*c2) + // the windows, their concatenation, the second convolution and ReLU, the reshape
+		g*(3*d+2*nonneg(shape.Classes)) // dense, ReLU, dropout, logits
+	return bytesOf(trainingValues(c.paramValues(shape, k)) + 3*acts + operatorValues(size))
 }

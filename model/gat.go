@@ -76,14 +76,36 @@ func (c GATConfig) Validate() error {
 	return nil
 }
 
+// ParamBytes implements MemoryEstimator.
+func (c GATConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+// paramValues counts both layers' weights (two matrices each for GATv2),
+// attention vectors and biases.
+func (c GATConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	w, cl := nonneg(c.Hidden)*nonneg(c.Heads), nonneg(shape.Classes)
+	w2 := cl * nonneg(c.OutHeads)
+	return gatConvValues(nonneg(shape.Features), w, c.V2) + gatConvValues(w, w2, c.V2)
+}
+
+// gatConvValues counts an nn.GATConv's values from in features to out
+// (heads × per-head width): the weights (twice for GATv2), the two
+// attention vectors and the bias.
+func gatConvValues(in, out float64, v2 bool) float64 {
+	weights := in * out
+	if v2 {
+		weights *= 2
+	}
+	return weights + 3*out
+}
+
 // EstimateBytes implements MemoryEstimator: per head the arcs' scores and
 // coefficients, the nodes' projections, and the parameters.
-func (c GATConfig) EstimateBytes(shape Shape, nodes, arcs int) int64 {
+func (c GATConfig) EstimateBytes(shape Shape, size Size) int64 {
 	c = c.withDefaults()
-	w, links, n := int64(c.Hidden*c.Heads), int64(arcs+nodes), int64(nodes)
-	params := int64(shape.Features)*w*2 + w*int64(shape.Classes*c.OutHeads)*2
-	acts := 12*n*w + links*int64(c.Heads+c.OutHeads)*int64(8+2*c.Hidden)
-	return floatBytes * (4*params + 2*acts)
+	w, links, n := nonneg(c.Hidden)*nonneg(c.Heads), nonneg(size.Arcs)+nonneg(size.Nodes), nonneg(size.Nodes)
+	acts := 12*n*w + links*(nonneg(c.Heads)+nonneg(c.OutHeads))*(8+2*nonneg(c.Hidden))
+	return bytesOf(trainingValues(c.paramValues(shape)) + 2*acts)
 }
 
 // GAT is GAT or GATv2 (cfg.V2) for node classification.

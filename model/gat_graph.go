@@ -158,3 +158,27 @@ func (m *GATGraph) Groups() []optim.Group[float32] {
 	ps := append(m.conv1.Params(), m.conv2.Params()...)
 	return []optim.Group[float32]{{Name: "weights", Params: append(ps, m.out.Params()...)}}
 }
+
+// ParamBytes implements MemoryEstimator.
+func (c GATGraphConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+// paramValues counts the two attention layers (the second of Heads heads
+// of one value per class) and the linear head.
+func (c GATGraphConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	w, cl := nonneg(c.Hidden)*nonneg(c.Heads), nonneg(shape.Classes)
+	w2 := nonneg(c.Heads) * cl
+	return gatConvValues(nonneg(shape.Features), w, c.V2) + gatConvValues(w, w2, c.V2) + (w2+1)*cl
+}
+
+// EstimateBytes implements MemoryEstimator: as the node network's, per
+// head the arcs' scores and coefficients and the nodes' projections of
+// both layers, the readout, each with its gradient, and the parameters.
+func (c GATGraphConfig) EstimateBytes(shape Shape, size Size) int64 {
+	c = c.withDefaults()
+	heads, cl := nonneg(c.Heads), nonneg(shape.Classes)
+	w, w2 := nonneg(c.Hidden)*heads, heads*cl
+	links, n, g := nonneg(size.Arcs)+nonneg(size.Nodes), nonneg(size.Nodes), graphsOf(size)
+	acts := 12*n*(w+w2) + links*heads*(16+2*nonneg(c.Hidden)+2*cl) + 2*g*w2 + 2*g*cl
+	return bytesOf(trainingValues(c.paramValues(shape)) + 2*acts + operatorValues(size))
+}

@@ -156,3 +156,32 @@ func (m *GIN) Groups() []optim.Group[float32] {
 	}
 	return []optim.Group[float32]{{Name: "weights", Params: ws}, {Name: "batch statistics", Params: bufs, Buffer: true}}
 }
+
+// ParamBytes implements MemoryEstimator.
+func (c GINConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+// paramValues counts the GIN layers (two linear maps and a batch norm in
+// the MLP, the batch norm after it, with their running statistics) and
+// the per-layer heads.
+func (c GINConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	h, f, cl := nonneg(c.Hidden), nonneg(shape.Features), nonneg(shape.Classes)
+	convs := max(nonneg(c.Layers)-1, 0)
+	if convs == 0 {
+		return (f + 1) * cl
+	}
+	return (f+1)*h + (convs-1)*(h+1)*h + convs*((h+1)*h+8*h) + (f+1)*cl + convs*(h+1)*cl
+}
+
+// EstimateBytes implements MemoryEstimator: per GIN layer about ten nodes
+// × hidden tensors (the aggregation and the MLP's products, batch norms
+// and ReLUs) and the graphs' sums, the input's readout, on the training
+// and the evaluation tape and with their gradients; the sum operator and
+// the parameters.
+func (c GINConfig) EstimateBytes(shape Shape, size Size) int64 {
+	c = c.withDefaults()
+	h, n, g, cl := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size), nonneg(shape.Classes)
+	convs := max(nonneg(c.Layers)-1, 0)
+	acts := convs*(10*n*h+g*h+4*g*cl) + n*cl + 4*g*cl
+	return bytesOf(trainingValues(c.paramValues(shape)) + 3*acts + operatorValues(size))
+}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 
@@ -179,28 +180,55 @@ func (c GraphGPSConfig) performer(n int) bool {
 	return c.Attention == GPSAttentionPerformer || (c.Attention == GPSAttentionAuto && n > GPSFullAttentionMaxNodes)
 }
 
+// ParamBytes implements MemoryEstimator.
+func (c GraphGPSConfig) ParamBytes(shape Shape) int64 {
+	return bytesOf(2 * c.paramValues(shape, false))
+}
+
+// paramValues bounds the parameters: the encoders, per GPS layer the
+// local convolution, the attention's projections (and Performer's random
+// features, unless graph: the graph network attends exactly), the
+// feed-forward block and norms, and the head.
+func (c GraphGPSConfig) paramValues(shape Shape, graph bool) float64 {
+	c = c.withDefaults()
+	h, layers := nonneg(c.Hidden), nonneg(c.Layers)
+	perLayer := 10*h*h + 16*h
+	if !graph {
+		dh := h / max(nonneg(c.Heads), 1)
+		perLayer += max(1, dh*math.Log(max(dh, 1))) * dh // the Performer's projection, an upper bound
+	}
+	steps, pe := nonneg(c.RWSESteps), nonneg(c.PEDim)
+	return (nonneg(shape.Features)+1)*max(h-pe, 0) + (steps+1)*pe + layers*perLayer +
+		max(nonneg(c.HeadLayers)-1, 0)*(h*h+3*h) + (h+1)*nonneg(shape.Classes)
+}
+
 // EstimateBytes implements MemoryEstimator: the parameters with gradients
 // and Adam's moments; per layer about forty nodes × hidden matrices on the
 // tape (values and gradients) and the attention's own buffers — for full
 // attention the head-major inputs, the backward pass's per-group key and
 // value gradients (8 groups) and an m×64 score block pair per core; for
-// Performer the nodes' random features; and the RWSE with its walks.
-func (c GraphGPSConfig) EstimateBytes(shape Shape, nodes, arcs int) int64 {
+// Performer the nodes' random features; and the RWSE with its walks. The
+// graph network (Size.Graphs > 0) always attends exactly, within each
+// graph.
+func (c GraphGPSConfig) EstimateBytes(shape Shape, size Size) int64 {
 	c = c.withDefaults()
-	h, n, layers := int64(c.Hidden), int64(nodes), int64(c.Layers)
-	params := int64(shape.Features)*(h-int64(c.PEDim)) + int64(c.RWSESteps*c.PEDim) +
-		layers*(10*h*h+12*h) + int64(c.HeadLayers-1)*(h*h+3*h) + h*int64(shape.Classes)
-	acts := layers*80*n*h + int64(arcs+nodes)
-	if c.performer(nodes) {
-		f := int64(nn.PerformerFeatures(c.Hidden / c.Heads))
-		acts += layers * 2 * n * int64(c.Heads) * f
+	graph := size.Graphs > 0
+	h, n, layers, heads := nonneg(c.Hidden), nonneg(size.Nodes), nonneg(c.Layers), nonneg(c.Heads)
+	acts := layers*80*n*h + nonneg(size.Arcs) + n
+	if !graph && c.performer(size.Nodes) {
+		dh := h / max(heads, 1)
+		f := max(1, dh*math.Log(max(dh, 1)))
+		acts += layers * 2 * n * heads * f
 		acts += 4 * n * f // one head's products and gradients
 	} else {
-		acts += layers * (6*n*h + 4*n*int64(c.Heads))
-		acts += 2*8*n*h + int64(runtime.GOMAXPROCS(0))*2*64*n
+		acts += layers * (6*n*h + 4*n*heads)
+		acts += 2*8*n*h + float64(runtime.GOMAXPROCS(0))*2*64*n
 	}
-	acts += n*int64(c.RWSESteps) + 2*64*n
-	return floatBytes * (4*params + acts)
+	acts += n*nonneg(c.RWSESteps) + 2*64*n
+	if graph {
+		acts = 1.3*acts + operatorValues(size) // and a separate evaluation tape
+	}
+	return bytesOf(trainingValues(c.paramValues(shape, graph)) + acts)
 }
 
 // GraphGPS is GraphGPS for node classification: the encoder, the GPS

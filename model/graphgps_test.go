@@ -145,12 +145,12 @@ func TestGraphGPSEvaluationAndAllocs(t *testing.T) {
 func TestGraphGPSAutoAndMemory(t *testing.T) {
 	shape := model.Shape{Features: 6805, Classes: 15}
 	cfg := model.DefaultGraphGPSConfig()
-	cs := cfg.EstimateBytes(shape, 18333, 163788)
+	cs := cfg.EstimateBytes(shape, model.Size{Nodes: 18333, Arcs: 163788})
 	if cs > 2<<30 {
 		t.Errorf("Coauthor CS estimate %.2f GiB", float64(cs)/(1<<30))
 	}
 	cfg.Attention = model.GPSAttentionFull
-	small, large := cfg.EstimateBytes(shape, 10000, 0), cfg.EstimateBytes(shape, 40000, 0)
+	small, large := cfg.EstimateBytes(shape, model.Size{Nodes: 10000}), cfg.EstimateBytes(shape, model.Size{Nodes: 40000})
 	if large > 5*small {
 		t.Errorf("full attention estimate grows from %d to %d bytes for 4 times the nodes", small, large)
 	}

@@ -560,3 +560,39 @@ func (m *GRATIN) Groups() []optim.Group[float32] {
 	frozen := append(append(m.frozen.params(), m.frozen.buffers()...), m.stage)
 	return append(gs, optim.Group[float32]{Name: "frozen backbone", Params: frozen, Buffer: true})
 }
+
+// ParamBytes implements MemoryEstimator: the live and the frozen
+// backbone, the two classifiers and the stage flag.
+func (c GRATINConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+func (c GRATINConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	h, layers, f := nonneg(c.Hidden), nonneg(c.Layers), nonneg(shape.Features)
+	var net float64
+	if c.Backbone == GRATINGCN {
+		net = (f+1)*h + max(layers-1, 0)*(h+1)*h
+	} else {
+		net = (f+1)*h + layers*2*(h+1)*h + 4*h
+	}
+	return 2*net + 2*(h+1)*nonneg(shape.Classes) + 1
+}
+
+// EstimateBytes implements MemoryEstimator: per backbone layer about four
+// (gcn) or six (gin) nodes × hidden tensors and the graphs' means, each
+// with its gradient; the operator and the parameters; and the second
+// stage's fit of the mixtures: per component two hidden × hidden float64
+// matrices (covariance and its Cholesky factor), one class at a time, the
+// last class's kept until collected. The frozen representations the
+// second stage remembers, one row of Hidden per training graph, grow with
+// the dataset and are not counted.
+func (c GRATINConfig) EstimateBytes(shape Shape, size Size) int64 {
+	c = c.withDefaults()
+	h, n, g, layers := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size), nonneg(c.Layers)
+	perLayer := 4.0
+	if c.Backbone == GRATINGIN {
+		perLayer = 6
+	}
+	acts := 2 * (layers*perLayer*n*h + 3*n*h + 3*g*h + 2*g*nonneg(shape.Classes))
+	mixtures := 2 * nonneg(c.Components) * 4 * h * h
+	return bytesOf(trainingValues(c.paramValues(shape)) + acts + mixtures + operatorValues(size))
+}

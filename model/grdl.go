@@ -516,3 +516,52 @@ func (m *GRDL) Groups() []optim.Group[float32] {
 		{Name: "reference initialisation", Params: []*autodiff.Var[float32]{m.ready}, Buffer: true},
 	}
 }
+
+// ParamBytes implements MemoryEstimator: the network, the references and
+// the constants of the class means. An unresolved Points counts as 1.
+func (c GRDLConfig) ParamBytes(shape Shape) int64 {
+	p := c.points(Size{})
+	cl := nonneg(shape.Classes)
+	return bytesOf(2*c.paramValues(shape, p) + 2*cl*p*cl + cl*cl)
+}
+
+// points is the reference points per class: Points, or unresolved the
+// mean graph's node count of size (at least 1).
+func (c GRDLConfig) points(size Size) float64 {
+	if c.Points > 0 {
+		return float64(c.Points)
+	}
+	return max(1, math.Ceil(nonneg(size.Nodes)/graphsOf(size)))
+}
+
+// paramValues counts the GIN layers (two linear maps and a batch norm
+// with its statistics each), the classes' reference points, the
+// bandwidth and the initialisation flags.
+func (c GRDLConfig) paramValues(shape Shape, points float64) float64 {
+	c = c.withDefaults()
+	h, layers, cl := nonneg(c.Hidden), nonneg(c.Layers), nonneg(shape.Classes)
+	if layers == 0 {
+		return cl*points*h + 1 + cl
+	}
+	return (nonneg(shape.Features)+1)*h + (layers-1)*(h+1)*h + layers*((h+1)*h+4*h) + cl*points*h + 1 + cl
+}
+
+// EstimateBytes implements MemoryEstimator: per GIN layer about eight
+// nodes × hidden tensors and their concatenation for the maximum; the
+// kernel of every node with every reference point (nodes × classes ·
+// points: values, distances, gradient and a block) and its sums per
+// graph; with the separation term (Lambda > 0) the kernel of the
+// reference points with themselves, (classes · points)², likewise; the
+// network's on the training and the evaluation tape and with their
+// gradients, plus the operator and the parameters.
+func (c GRDLConfig) EstimateBytes(shape Shape, size Size) int64 {
+	c = c.withDefaults()
+	p := c.points(size)
+	h, n, g, layers := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size), nonneg(c.Layers)
+	refs := nonneg(shape.Classes) * p
+	acts := 3*(layers*8*n*h+2*n*layers*h+2*n*h) + 4*n*refs + 2*g*refs
+	if c.Lambda > 0 {
+		acts += 4*refs*refs + 4*refs*nonneg(shape.Classes)
+	}
+	return bytesOf(trainingValues(c.paramValues(shape, p)) + acts + operatorValues(size))
+}

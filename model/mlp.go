@@ -105,3 +105,23 @@ func (m *MLP) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bo
 func (m *MLP) Groups() []optim.Group[float32] {
 	return []optim.Group[float32]{{Name: "weights", Params: append(m.hid.Params(), m.out.Params()...)}}
 }
+
+// ParamBytes implements MemoryEstimator.
+func (c MLPConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+func (c MLPConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	h := nonneg(c.Hidden)
+	return (nonneg(shape.Features)+1)*h + (h+1)*nonneg(shape.Classes)
+}
+
+// EstimateBytes implements MemoryEstimator: the nodes' products with the
+// first layer's weights, the graphs' sums, bias and ReLU, and the logits,
+// on the training and the evaluation tape, with the gradients (two of the
+// nodes' products live at once), and the parameters.
+func (c MLPConfig) EstimateBytes(shape Shape, size Size) int64 {
+	c = c.withDefaults()
+	h, n, g := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size)
+	acts := n*h + 3*g*h + 2*g*nonneg(shape.Classes)
+	return bytesOf(trainingValues(c.paramValues(shape)) + 4*acts + 2*n)
+}

@@ -76,13 +76,23 @@ func (c QGCNConfig) dims() manifold.Dims {
 	return manifold.Dims{S: c.Hidden - c.TimeDim, T: c.TimeDim}
 }
 
+// ParamBytes implements MemoryEstimator.
+func (c QGCNConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+// paramValues counts the input weights and bias, the decoder and the
+// curvature.
+func (c QGCNConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	w := nonneg(c.Hidden) + 1
+	return (nonneg(shape.Features)+1)*w + (w+1)*nonneg(shape.Classes) + 1
+}
+
 // EstimateBytes implements MemoryEstimator: the input weights and about
 // twenty nodes × width matrices recorded by the manifold maps.
-func (c QGCNConfig) EstimateBytes(shape Shape, nodes, arcs int) int64 {
+func (c QGCNConfig) EstimateBytes(shape Shape, size Size) int64 {
 	c = c.withDefaults()
-	w := int64(c.Hidden + 1)
-	params := int64(shape.Features)*w + w*int64(shape.Classes)
-	return floatBytes * (4*params + 20*int64(nodes)*w + int64(arcs+nodes))
+	w := nonneg(c.Hidden) + 1
+	return bytesOf(trainingValues(c.paramValues(shape)) + 20*nonneg(size.Nodes)*w + nonneg(size.Arcs) + nonneg(size.Nodes))
 }
 
 // QGCN is Q-GCN for node classification: dropout → nn.QGCNConv onto Q →

@@ -22,7 +22,9 @@ type Spec struct {
 	Name    string    // command-line name, lower case, e.g. "prcapsnet"
 	Task    data.Task // node or graph classification
 	Summary string    // one line for listings
-	// Default returns a fresh pointer to the model's default configuration.
+	// Default returns a fresh pointer to the model's default configuration,
+	// which must implement MemoryEstimator (Register checks it): every
+	// model's memory is estimated before it is built.
 	Default func() Config
 	// Build makes the model for shape from cfg (the type Default returns,
 	// already validated), drawing its initial weights from seed.
@@ -34,12 +36,16 @@ var registry struct {
 	specs []Spec
 }
 
-// Register adds s to the registry. It panics if s is incomplete or its
+// Register adds s to the registry. It panics if s is incomplete, its
+// default configuration has no memory estimate (MemoryEstimator) or its
 // name is taken for its task: registration happens at init, where a
 // mistake is a programming error.
 func Register(s Spec) {
 	if s.Name == "" || s.Name != strings.ToLower(s.Name) || s.Default == nil || s.Build == nil {
 		panic(fmt.Sprintf("model: Register: incomplete or non-lower-case spec %q", s.Name))
+	}
+	if _, err := estimator(s.Default()); err != nil {
+		panic(fmt.Sprintf("model: Register: %s model %q: %v: implement ParamBytes and EstimateBytes on its configuration", s.Task, s.Name, err))
 	}
 	registry.Lock()
 	defer registry.Unlock()

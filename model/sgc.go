@@ -76,11 +76,18 @@ func (c SGCConfig) Validate() error {
 	return nil
 }
 
+// ParamBytes implements MemoryEstimator: the classifier.
+func (c SGCConfig) ParamBytes(shape Shape) int64 {
+	return bytesOf(2 * (nonneg(shape.Features) + 1) * nonneg(shape.Classes))
+}
+
 // EstimateBytes implements MemoryEstimator: three dense nodes × features
-// matrices during the propagation, and the classifier.
-func (c SGCConfig) EstimateBytes(shape Shape, nodes, arcs int) int64 {
-	nf := int64(nodes) * int64(shape.Features)
-	return floatBytes * (4*nf + 4*int64(shape.Features)*int64(shape.Classes) + int64(arcs+nodes))
+// matrices during the propagation, the dropped-out features, the logits
+// and the classifier.
+func (c SGCConfig) EstimateBytes(shape Shape, size Size) int64 {
+	n, f, cl := nonneg(size.Nodes), nonneg(shape.Features), nonneg(shape.Classes)
+	params := (f + 1) * cl
+	return bytesOf(4*n*f + trainingValues(params) + 4*n*cl + operatorValues(size))
 }
 
 // SGC is a linear classifier on propagated features (SGC or SSGC).

@@ -134,3 +134,24 @@ func (m *SSGCGraph) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, train
 func (m *SSGCGraph) Groups() []optim.Group[float32] {
 	return []optim.Group[float32]{{Name: "weights", Params: append(m.hidden.Params(), m.out.Params()...)}}
 }
+
+// ParamBytes implements MemoryEstimator.
+func (c SSGCGraphConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+func (c SSGCGraphConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	h := nonneg(c.Hidden)
+	return (nonneg(shape.Features)+1)*h + (h+1)*nonneg(shape.Classes)
+}
+
+// EstimateBytes implements MemoryEstimator: the batch's features, dense,
+// and their propagation with its two working matrices (nodes × features,
+// no gradient); the hidden layer's nodes × hidden tensors and the graphs'
+// means on the training and the evaluation tape, with their gradients;
+// the operator and the parameters.
+func (c SSGCGraphConfig) EstimateBytes(shape Shape, size Size) int64 {
+	c = c.withDefaults()
+	h, n, g, f := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size), nonneg(shape.Features)
+	acts := 3*n*h + 3*g*h + 2*g*nonneg(shape.Classes)
+	return bytesOf(trainingValues(c.paramValues(shape)) + 4*n*f + 3*acts + operatorValues(size))
+}

@@ -119,17 +119,35 @@ func (c TGNNConfig) Validate() error {
 	return nil
 }
 
+// ParamBytes implements MemoryEstimator.
+func (c TGNNConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
+
+// paramValues counts the parameters: per layer the convolution's in ×
+// hidden matrices (SAGE's two) and the residual's, the attention
+// vectors, biases and norm (bounded by 6 × hidden), and the classifier.
+func (c TGNNConfig) paramValues(shape Shape) float64 {
+	c = c.withDefaults()
+	h, layers := nonneg(c.Hidden), nonneg(c.Layers)
+	mats := 1.0
+	if c.Conv == ConvSAGE {
+		mats++
+	}
+	if c.Residual {
+		mats++
+	}
+	return mats*(nonneg(shape.Features)*h+max(layers-1, 0)*h*h) + layers*6*h + (h+1)*nonneg(shape.Classes)
+}
+
 // EstimateBytes implements MemoryEstimator: the weights and about eight
 // nodes × hidden matrices per layer, and per GAT head the arcs' scores.
-func (c TGNNConfig) EstimateBytes(shape Shape, nodes, arcs int) int64 {
+func (c TGNNConfig) EstimateBytes(shape Shape, size Size) int64 {
 	c = c.withDefaults()
-	h := int64(c.Hidden)
-	params := 2*int64(shape.Features)*h + int64(c.Layers)*2*h*h + h*int64(shape.Classes)
-	acts := int64(c.Layers) * 8 * int64(nodes) * h
+	h, n, layers := nonneg(c.Hidden), nonneg(size.Nodes), nonneg(c.Layers)
+	acts := layers * 8 * n * h
 	if c.Conv == ConvGAT {
-		acts += int64(c.Layers) * int64(arcs+nodes) * int64(c.Heads) * 8
+		acts += layers * (nonneg(size.Arcs) + n) * nonneg(c.Heads) * 8
 	}
-	return floatBytes * (4*params + 2*acts)
+	return bytesOf(trainingValues(c.paramValues(shape)) + 2*acts + operatorValues(size))
 }
 
 // tgnnLayer is one message-passing layer with its residual and norm.

@@ -46,6 +46,18 @@ func (c toyConfig) Validate() error {
 	return nil
 }
 
+// ParamBytes and EstimateBytes are the memory estimate every model has
+// (model.MemoryEstimator): the two layers' weights, and in a training step
+// those four times (value, gradient, two moments) and the nodes' hidden
+// and output rows with their gradients.
+func (c toyConfig) ParamBytes(shape model.Shape) int64 {
+	return 4 * int64((shape.Features+1)*c.Width+(c.Width+1)*shape.Classes)
+}
+
+func (c toyConfig) EstimateBytes(shape model.Shape, size model.Size) int64 {
+	return 4*c.ParamBytes(shape) + 4*2*int64(size.Nodes)*int64(2*c.Width+shape.Classes)
+}
+
 type toyMLP struct {
 	l1, l2 *nn.Linear[float32]
 	x      nn.SparseInput[float32]
