@@ -249,24 +249,23 @@ func checkValues(t stTensor) error {
 
 // checkSize refuses metadata that declares a model far larger than the
 // tensors the file holds (Features = 1e9, say), before the model is built:
-// its parameters, by the model's own memory estimate at zero nodes (four
-// copies of them: value, gradient, two moments), must fit a few times the
-// file's tensor bytes.
+// what building it allocates, by the model's own estimate
+// (model.ParamBytes: parameters and buffers with their gradients), must
+// fit a few times the file's tensor bytes.
 func (c *Checkpoint) checkSize(ts []stTensor) error {
 	if c.Shape.Features < 1 || c.Shape.Features > math.MaxInt32 || c.Shape.Classes < 2 || c.Shape.Classes > math.MaxInt32 {
 		return fmt.Errorf("the metadata declares %d features and %d classes; a model has 1 to %d features and 2 to %d classes",
 			c.Shape.Features, c.Shape.Classes, math.MaxInt32, math.MaxInt32)
 	}
-	est, ok := c.Config.(model.MemoryEstimator)
-	if !ok {
-		return nil
+	params, err := model.ParamBytes(c.Config, c.Shape)
+	if err != nil {
+		return err
 	}
 	var have int64
 	for _, t := range ts {
 		have += 4 * int64(len(t.data))
 	}
-	params := est.EstimateBytes(c.Shape, 0, 0) / 4
-	if params < 0 || params > 4*have+16<<20 {
+	if params > 4*have+16<<20 {
 		return fmt.Errorf("the metadata declares a %s of %d features and %d classes, about %.1f MiB of parameters, but the file holds %.1f MiB of tensors",
 			c.Model, c.Shape.Features, c.Shape.Classes, float64(params)/(1<<20), float64(have)/(1<<20))
 	}

@@ -7,11 +7,8 @@ import (
 )
 
 // The memory estimates below let a server admit a request by its declared
-// sizes before it builds anything from them. They are upper bounds in the
-// sense that matters: a request is costed with the model's estimate of a
-// training step (model.MemoryEstimator: parameters with gradients and
-// moments, activations with their gradients), which a forward pass without
-// gradients stays under, plus the inputs and the answer it builds.
+// sizes before it builds anything from them: the inputs and the answer it
+// builds, and the forward pass by the model's own estimate.
 
 // Bytes of a stored float32, of an int32 index, and of one answered node or
 // graph beyond its probabilities (the Prediction, its label and its JSON).
@@ -30,7 +27,7 @@ func (p *Predictor) GraphsBytes(nodes, edges []int) int64 {
 	width := int64(p.ck.Shape.Features)
 	var total int64
 	var idx []int32
-	maxNodes, maxArcs := 0, 0
+	var forward int64 // the costliest batch's pass
 	for lo := 0; lo < len(nodes); {
 		idx = batchAt(idx[:0], lo, len(nodes), func(i int) int { return nodes[i] })
 		bn, ba := 0, 0
@@ -38,7 +35,7 @@ func (p *Predictor) GraphsBytes(nodes, edges []int) int64 {
 			bn = satAddInt(bn, nodes[i])
 			ba = satAddInt(ba, satMulInt(2, edges[i])) // both arcs of each edge
 		}
-		maxNodes, maxArcs = max(maxNodes, bn), max(maxArcs, ba)
+		forward = max(forward, p.forwardBytes(model.Size{Graphs: len(idx), Nodes: bn, Arcs: ba}))
 		lo += len(idx)
 	}
 	for i := range nodes {
@@ -49,7 +46,7 @@ func (p *Predictor) GraphsBytes(nodes, edges []int) int64 {
 		x := satMul(2*f32Bytes*width+idxBytes, n)
 		total = satAdd(total, satAdd(g, x))
 	}
-	total = satAdd(total, p.forwardBytes(maxNodes, maxArcs))
+	total = satAdd(total, forward)
 	return satAdd(total, p.answerBytes(int64(len(nodes))))
 }
 
@@ -60,25 +57,22 @@ func (p *Predictor) NodesBytes(nodes, edges, classified int) int64 {
 	n, arcs := int64(nodes), satMul(2, int64(edges))
 	g := satAdd(satMul(4*idxBytes, arcs), satMul(2*idxBytes, n+1))
 	x := satMul(f32Bytes*int64(p.ck.Shape.Features), n)
-	total := satAdd(satAdd(g, x), p.forwardBytes(nodes, int(min(arcs, math.MaxInt))))
+	total := satAdd(satAdd(g, x), p.forwardBytes(model.Size{Nodes: nodes, Arcs: int(min(arcs, math.MaxInt))}))
 	return satAdd(total, p.answerBytes(int64(classified)))
 }
 
-// forwardBytes is the model's estimate for one pass over nodes and arcs,
-// with half as much again: besides what the tape keeps, a pass holds its
-// ops' transient buffers, and the garbage of the previous batch is not yet
-// collected (TestGraphsBytesCovers measures the peak against it).
-func (p *Predictor) forwardBytes(nodes, arcs int) int64 {
-	if est, ok := p.ck.Config.(model.MemoryEstimator); ok {
-		if b := est.EstimateBytes(p.ck.Shape, nodes, arcs); b >= 0 {
-			return satAdd(b, b/2)
-		}
+// forwardBytes is what one forward pass over size takes: half the model's
+// estimate (model.EstimateBytes), which counts a training step (every
+// activation's value and gradient, the parameters' gradients and moments)
+// and an evaluation pass, where an evaluation without gradients keeps the
+// values alone. TestGraphsBytesCovers and TestNodesBytesCovers measure
+// the heap's peak against it.
+func (p *Predictor) forwardBytes(size model.Size) int64 {
+	b, err := model.EstimateBytes(p.ck.Config, p.ck.Shape, size)
+	if err != nil { // a registered model always has an estimate
 		return math.MaxInt64
 	}
-	// A model without an estimate: its features and 64 hidden columns,
-	// eight tensors of them, per node and per link.
-	per := satMul(8*f32Bytes, int64(p.ck.Shape.Features)+64)
-	return satMul(per, int64(nodes)+int64(arcs))
+	return b / 2
 }
 
 // answerBytes is the memory of k predictions.

@@ -104,6 +104,37 @@ func TestContextStopsForward(t *testing.T) {
 	}
 }
 
+// heapPeak runs f and returns the growth of the heap's peak over its
+// start, sampled every millisecond.
+func heapPeak(t *testing.T, f func() error) int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapAlloc, ms.HeapAlloc
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	err := f()
+	close(done)
+	<-sampled
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(peak - base)
+}
+
 // GraphsBytes, the cost a server admits a request by, covers what
 // classifying the graphs takes: the peak of the heap during the call,
 // sampled, stays under it.
@@ -116,39 +147,28 @@ func TestGraphsBytesCovers(t *testing.T) {
 				nodes[i], edges[i] = g.Nodes, len(g.Edges)
 			}
 			est := p.GraphsBytes(nodes, edges)
-			runtime.GC()
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			base, peak := ms.HeapAlloc, ms.HeapAlloc
-			done := make(chan struct{})
-			sampled := make(chan struct{})
-			go func() {
-				defer close(sampled)
-				for {
-					var m runtime.MemStats
-					runtime.ReadMemStats(&m)
-					peak = max(peak, m.HeapAlloc)
-					select {
-					case <-done:
-						return
-					case <-time.After(time.Millisecond):
-					}
-				}
-			}()
-			_, err := p.Graphs(graphs)
-			close(done)
-			<-sampled
-			if err != nil {
-				t.Fatal(err)
-			}
-			used := int64(peak - base)
-			t.Logf("%d graph(s) of %d nodes: estimate %d MiB, heap peak %d MiB", len(graphs), n, est>>20, used>>20)
+			used := heapPeak(t, func() error { _, err := p.Graphs(graphs); return err })
+			t.Logf("%d graph(s) of %d nodes: estimate %.1f MiB, heap peak %.1f MiB", len(graphs), n, mb(est), mb(used))
 			if used > est {
-				t.Errorf("%d graph(s) of %d nodes: the heap grew %d MiB, over the estimate of %d MiB", len(graphs), n, used>>20, est>>20)
+				t.Errorf("%d graph(s) of %d nodes: the heap grew %.1f MiB, over the estimate of %.1f MiB", len(graphs), n, mb(used), mb(est))
 			}
 		}
 	}
 }
+
+// NodesBytes covers what classifying a node graph takes (Cora's, whole).
+func TestNodesBytesCovers(t *testing.T) {
+	p, _, ds := newPredictor(t, "cora")
+	g := ds.Node.Graph
+	est := p.NodesBytes(g.N, g.NumArcs()/2, g.N)
+	used := heapPeak(t, func() error { _, err := p.Nodes(g, ds.Node.X, nil); return err })
+	t.Logf("Cora: estimate %.1f MiB, heap peak %.1f MiB", mb(est), mb(used))
+	if used > est {
+		t.Errorf("Cora: the heap grew %.1f MiB, over the estimate of %.1f MiB", mb(used), mb(est))
+	}
+}
+
+func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 func repeat(g predict.Graph, k int) []predict.Graph {
 	out := make([]predict.Graph, k)
