@@ -622,10 +622,18 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 			tab.Columns = append(tab.Columns, prefix+"paper ACC")
 		}
 	}
+	cellStats, statNotes := columnStats(t, dss, res)
 	for vi, v := range t.Variants {
 		row := slices.Clone(v.keys())
 		for di, d := range dss {
-			row = append(row, resultCells(res[vi][di])...)
+			cells := resultCells(res[vi][di])
+			if cs := cellStats[vi][di]; cs != nil {
+				cs.Row, cs.Column = len(tab.Rows), tab.Columns[len(row)+2]
+				if cs.TiedBest {
+					cells[2] = report.Bold(cells[2])
+				}
+			}
+			row = append(row, cells...)
 			if paperCol[di] {
 				row = append(row, orMissing(v.Paper[d.key]))
 			}
@@ -649,6 +657,14 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 	tab.Notes = append(append([]string{protoNote}, t.Notes...), notes...)
 	tab.Notes = append(tab.Notes, beatsReference(t, dss, res)...)
 	tab.Notes = append(tab.Notes, bestPerDataset(t, dss, res)...)
+	tab.Notes = append(tab.Notes, statNotes...)
+	for di := range dss {
+		for vi := range t.Variants {
+			if cs := cellStats[vi][di]; cs != nil {
+				tab.Stats = append(tab.Stats, *cs)
+			}
+		}
+	}
 	return tab
 }
 
