@@ -438,12 +438,8 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.opt.LogOnly && !t.Graph {
-		return nil, fmt.Errorf("table %s: log-only makes graph tables from the fold log; %s is not one", t.Name, t.Name)
-	}
-	if t.Graph {
-		b.fromLog = map[string]int{}
-		b.runGraphTableCells(t, dss)
+	b.fromLog = map[string]int{}
+	addLogNote := func() {
 		if n := len(b.fromLog); n > 0 {
 			var by []string
 			total := 0
@@ -451,9 +447,17 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 				by = append(by, fmt.Sprintf("%d at %s", b.fromLog[c], c))
 				total += b.fromLog[c]
 			}
-			notes = append(notes, fmt.Sprintf("%d fold(s) were read from the fold log %s (trained: %s), with the runtimes of the runs that trained them.",
-				total, b.opt.Log, strings.Join(by, ", ")))
+			unit := "fold(s)"
+			if !t.Graph {
+				unit = "run(s)"
+			}
+			notes = append(notes, fmt.Sprintf("%d %s were read from the fold log %s (trained: %s), with the runtimes of the runs that trained them.",
+				total, unit, b.opt.Log, strings.Join(by, ", ")))
 		}
+	}
+	if t.Graph {
+		b.runGraphTableCells(t, dss)
+		addLogNote()
 	}
 	res := make([][]cellResult, len(t.Variants))
 	for vi, v := range t.Variants {
@@ -488,6 +492,8 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 	note := b.protocolNote()
 	if t.Graph {
 		note = b.graphProtocolNote()
+	} else {
+		addLogNote()
 	}
 	return renderBench(t, dss, res, note, notes), nil
 }
@@ -560,9 +566,21 @@ func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config,
 		return train.Summary{}, fmt.Errorf("bench: %s/%s on %s was not run with its table's graph cells", t.Name, v.Label, ds.Name)
 	}
 	proto := train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop}
-	b.progress.Line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
 	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)
 	run := Run{Model: v.Model, Config: mc, Train: tc, Dataset: ds, Node: proto, Progress: b.progress, Label: label}
+	key := nodeCellKey(memoKey(v.Model, mc, tc, ds.Name, false), ds, proto)
+	if sum, ok, err := b.nodeFromLog(run, key); ok || err != nil {
+		return sum, err
+	}
+	b.progress.Line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
+	if b.opt.Log != "" {
+		run.OnRun = func(i int, r train.Result) {
+			rec := foldRecord{Cell: key, Label: fmt.Sprintf("%s: %s on %s", t.Name, v.Label, ds.Name), Fold: i, Result: r, Commit: buildCommit()}
+			if err := appendLog(b.opt.Log, rec); err != nil && b.logErr == nil {
+				b.logErr = err
+			}
+		}
+	}
 	sum, err := run.Do()
 	b.runs++
 	if err == nil {
@@ -622,10 +640,18 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 			tab.Columns = append(tab.Columns, prefix+"paper ACC")
 		}
 	}
+	cellStats, statNotes := columnStats(t, dss, res)
 	for vi, v := range t.Variants {
 		row := slices.Clone(v.keys())
 		for di, d := range dss {
-			row = append(row, resultCells(res[vi][di])...)
+			cells := resultCells(res[vi][di])
+			if cs := cellStats[vi][di]; cs != nil {
+				cs.Row, cs.Column = len(tab.Rows), tab.Columns[len(row)+2]
+				if cs.TiedBest {
+					cells[2] = report.Bold(cells[2])
+				}
+			}
+			row = append(row, cells...)
 			if paperCol[di] {
 				row = append(row, orMissing(v.Paper[d.key]))
 			}
@@ -649,6 +675,14 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 	tab.Notes = append(append([]string{protoNote}, t.Notes...), notes...)
 	tab.Notes = append(tab.Notes, beatsReference(t, dss, res)...)
 	tab.Notes = append(tab.Notes, bestPerDataset(t, dss, res)...)
+	tab.Notes = append(tab.Notes, statNotes...)
+	for di := range dss {
+		for vi := range t.Variants {
+			if cs := cellStats[vi][di]; cs != nil {
+				tab.Stats = append(tab.Stats, *cs)
+			}
+		}
+	}
 	return tab
 }
 

@@ -223,3 +223,51 @@ func (b *Bench) resume(job *train.GraphJob, key, label string) {
 		}
 	}
 }
+
+// nodeCellKey identifies a node-table cell's runs in the fold log: a
+// digest of the configuration (memo key), the dataset's contents and the
+// protocol settings that change a run's result.
+func nodeCellKey(memo string, ds *data.Dataset, p train.NodeProtocol) string {
+	text := fmt.Sprintf("%s|%s|node %s|first seed %d", memo, ds.Fingerprint(), p.Name(), p.FirstSeed)
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:16])
+}
+
+// nodeFromLog returns the summary of a node cell (key, see nodeCellKey)
+// whose runs are all in the fold log (ok), with the parameter count of a
+// freshly built model; nothing trains. With Options.LogOnly a cell with
+// runs missing is errNotInLog; otherwise (not ok) the cell trains in full.
+func (b *Bench) nodeFromLog(run Run, key string) (train.Summary, bool, error) {
+	if b.opt.Log == "" {
+		return train.Summary{}, false, nil
+	}
+	done := b.logged[key]
+	if len(done) < run.Node.Seeds {
+		if b.opt.LogOnly {
+			return train.Summary{}, false, fmt.Errorf("%w: %d of %d runs there", errNotInLog, len(done), run.Node.Seeds)
+		}
+		return train.Summary{}, false, nil
+	}
+	ds := run.Dataset.Node
+	m, err := model.NewNode(run.ModelName(), run.Config, model.NodeShape(ds), run.Node.FirstSeed)
+	if err != nil {
+		return train.Summary{}, false, err
+	}
+	s := train.Summary{Dataset: ds.Name, Task: "node", Model: run.ModelName(), Protocol: run.Node.Name(),
+		Epochs: run.TrainConfig().Epochs, Params: model.CountParams(m)}
+	for i := range run.Node.Seeds {
+		l, ok := done[i]
+		if !ok {
+			return train.Summary{}, false, fmt.Errorf("fold log %s: run %d of %s missing", b.opt.Log, i, run.Label)
+		}
+		s.Results = append(s.Results, l.result)
+		c := l.commit
+		if c == "" {
+			c = "unknown"
+		}
+		b.fromLog[c]++
+	}
+	s.Summarise()
+	b.progress.Line("%s: %d run(s) read from %s", run.Label, run.Node.Seeds, b.opt.Log)
+	return s, true, nil
+}

@@ -233,3 +233,44 @@ func TestAppendLogRegularOnly(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestBenchNodeLog runs a node table (GCN and SGC on the embedded Cora, 3
+// seeds, 2 epochs) with a fold log: every run is logged, a log-only bench
+// reprints the same table from it, training nothing, and a log missing a
+// run leaves that cell empty under log-only.
+func TestBenchNodeLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "node.jsonl")
+	run := func(opt Options) string {
+		t.Helper()
+		tables, err := Select("node", []string{"t3"}, []string{"cora"}, []string{"gcn", "sgc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewBench(opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md string
+		b.Emit = func(tab *report.Table) error { md = tab.Markdown(); return nil }
+		if err := b.RunTables(tables); err != nil {
+			t.Fatal(err)
+		}
+		return md
+	}
+	want := run(Options{Seeds: 3, Epochs: 2, Log: path})
+	if n := logLines(t, path); n != 6 {
+		t.Fatalf("node bench logged %d runs, want 6", n)
+	}
+	got := run(Options{Seeds: 3, Epochs: 2, Log: path, LogOnly: true})
+	if logLines(t, path) != 6 || accs(got) != accs(want) || !strings.Contains(got, "6 run(s) were read from the fold log") {
+		t.Errorf("log-only node table:\n%s\nwant the accuracies of\n%s", got, want)
+	}
+	raw, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(raw), "\n")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[1:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(Options{Seeds: 3, Epochs: 2, Log: path, LogOnly: true}); !strings.Contains(got, "2 of 3 runs there") {
+		t.Errorf("log-only with a run missing:\n%s", got)
+	}
+}

@@ -22,12 +22,19 @@ func PrepareDir(dir string) error {
 	return nil
 }
 
-// WriteFiles writes t as dir/<name>.md and dir/<name>.csv, each whole or
-// not at all, and returns dir/<name>.
+// WriteFiles writes t as dir/<name>.md and dir/<name>.csv, and, when it
+// has paired statistics, dir/<name>-stats.csv (WriteStatsCSV), each whole
+// or not at all, and returns dir/<name>.
 func (t *Table) WriteFiles(dir string) (string, error) {
 	base := filepath.Join(dir, t.Name)
 	if err := atomicfile.WriteFile(base+".md", []byte(t.Markdown())); err != nil {
 		return base, err
 	}
-	return base, atomicfile.WriteFile(base+".csv", []byte(t.CSV()))
+	if err := atomicfile.WriteFile(base+".csv", []byte(t.CSV())); err != nil {
+		return base, err
+	}
+	if len(t.Stats) == 0 {
+		return base, nil
+	}
+	return base, atomicfile.WriteFile(base+"-stats.csv", []byte(t.StatsCSV()))
 }

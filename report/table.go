@@ -31,6 +31,11 @@ type Table struct {
 	Rows [][]string `json:"rows"`
 	// Notes are printed below the table, one paragraph each.
 	Notes []string `json:"notes,omitempty"`
+	// Stats are the paired comparisons of the table's result cells, for
+	// tables that compare models over the same seeds or folds (the JSON
+	// form and WriteStatsCSV carry them; the Markdown shows them through
+	// the cells' text and the notes).
+	Stats []CellStats `json:"stats,omitempty"`
 }
 
 // AddRow appends a body row.
@@ -134,8 +139,14 @@ func numericColumn(rows [][]string, c int) bool {
 	return seen
 }
 
-// isNumeric accepts "93,650", "8.34", "-1", "0.876 ± 0.012" and "85.1%".
+// isNumeric accepts "93,650", "8.34", "-1", "0.876 ± 0.012" and "85.1%",
+// also in bold ("**0.876 ± 0.012**").
 func isNumeric(s string) bool {
+	if b, ok := strings.CutPrefix(s, "**"); ok {
+		if b, ok = strings.CutSuffix(b, "**"); ok && b != "" {
+			s = b
+		}
+	}
 	for _, part := range strings.Split(s, "±") {
 		part = strings.TrimSuffix(strings.ReplaceAll(strings.TrimSpace(part), ",", ""), "%")
 		if _, err := strconv.ParseFloat(part, 64); err != nil {
