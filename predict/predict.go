@@ -153,6 +153,11 @@ func (p *Predictor) forward(ctx context.Context, r *replica, f func()) (err erro
 	}
 	r.tape.Reset()
 	r.tape.Done = ctx.Done()
+	// The pass holds a core (tensor.Occupy): alone it still splits its
+	// kernels over the free cores, but passes running side by side, as a
+	// server's requests do, each keep to their own instead of waking
+	// workers that only spin waiting for each other. The bits are the same.
+	defer tensor.Occupy()()
 	defer func() {
 		r.tape.Done = nil
 		if e := recover(); e != nil {
