@@ -23,6 +23,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/prcaps/prcaps/internal/fileguard"
 )
 
 // splits is the number of random halvings per fold.
@@ -104,9 +106,13 @@ type valRun struct {
 	loss    [][]float64
 }
 
+// maxRunBytes bounds one --val-logits file (an epoch's logits of a fold's
+// validation graphs, a few hundred epochs: megabytes).
+const maxRunBytes = 1 << 30
+
 // readRun reads one --val-logits file.
 func readRun(path string) (*valRun, error) {
-	f, err := os.Open(path)
+	f, err := fileguard.Open(path, maxRunBytes)
 	if err != nil {
 		return nil, err
 	}
