@@ -2,6 +2,7 @@ package figure
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -108,5 +109,27 @@ func TestCurvesTooWideToDraw(t *testing.T) {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		t.Fatal("plotting still running after 20 s")
+	}
+}
+
+// Every figure, whatever drew it, is refused before drawing when an axis
+// range is not finite or too wide to step through (a sweep's or a map's
+// values from a corrupt file), instead of hanging in the tick loop.
+func TestWriteRefusesUndrawableAxes(t *testing.T) {
+	for _, r := range [][2]float64{{0, math.Inf(1)}, {-1e308, 1e308}, {math.NaN(), 1}, {0, 1e200}} {
+		p := plot.New()
+		p.Title.Text = "sweep"
+		p.X.Min, p.X.Max = 0, 1
+		p.Y.Min, p.Y.Max = r[0], r[1]
+		done := make(chan error, 1)
+		go func() { done <- Write(io.Discard, "png", [][]*plot.Plot{{p}}, 4*vg.Centimeter, 4*vg.Centimeter) }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "y axis") {
+				t.Errorf("y axis %v: %v", r, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("y axis %v: Write did not return", r)
+		}
 	}
 }

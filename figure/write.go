@@ -3,6 +3,7 @@ package figure
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -27,6 +28,28 @@ func Write(w io.Writer, format string, panels [][]*plot.Plot, cellW, cellH vg.Le
 	}
 	if len(panels) == 0 || cols == 0 {
 		return fmt.Errorf("figure: no panels")
+	}
+	// Every figure passes here: an axis whose range is not finite and
+	// within ±maxDrawable (values from a hand-written or corrupt file) is
+	// an error before drawing, whose tick loop would never end on it.
+	for _, row := range panels {
+		for _, p := range row {
+			if p == nil {
+				continue
+			}
+			for _, ax := range []struct {
+				name   string
+				lo, hi float64
+			}{{"x", p.X.Min, p.X.Max}, {"y", p.Y.Min, p.Y.Max}} {
+				if ax.lo > ax.hi { // no data: the plot draws [0, 1]
+					continue
+				}
+				if !(math.Abs(ax.lo) <= maxDrawable && math.Abs(ax.hi) <= maxDrawable && ax.hi-ax.lo <= maxDrawable) {
+					return fmt.Errorf("figure %q: its %s axis runs from %g to %g; values must lie within ±%g to be drawn",
+						p.Title.Text, ax.name, ax.lo, ax.hi, maxDrawable)
+				}
+			}
+		}
 	}
 	width, height := cellW*vg.Length(cols), cellH*vg.Length(len(panels))
 	var c vg.CanvasWriterTo
