@@ -171,13 +171,19 @@ func TestHostileResultsKept(t *testing.T) {
 	}
 }
 
-func TestHostileData(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, content string) string {
+// writeIn returns a function that writes a file of dir and returns its
+// path.
+func writeIn(dir string) func(name, content string) string {
+	return func(name, content string) string {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(content), 0o644)
 		return p
 	}
+}
+
+func TestHostileData(t *testing.T) {
+	dir := t.TempDir()
+	write := writeIn(dir)
 	edges := write("e.csv", "0,1\n1,2\n2,3\n3,0\n")
 	oneClass := write("one.csv", "0,0\n1,0\n2,0\n3,0\n")
 	three := write("three.csv", "0,0\n1,1\n2,1\n")
@@ -204,11 +210,7 @@ func TestHostileUnboundedReads(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(content), 0o644)
-		return p
-	}
+	write := writeIn(dir)
 	edges := write("e.csv", "0,1\n1,2\n2,3\n3,0\n")
 	labels := write("y.csv", "0,0\n1,1\n2,0\n3,1\n")
 	huge := filepath.Join(dir, "huge.csv")
@@ -235,11 +237,7 @@ func TestHostileUnboundedReads(t *testing.T) {
 // special file are untouched.
 func TestHostileOutputs(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(content), 0o644)
-		return p
-	}
+	write := writeIn(dir)
 	edges := write("e.csv", "0,1\n1,2\n2,3\n3,0\n")
 	labels := write("y.csv", "0,0\n1,1\n2,0\n3,1\n")
 	grid := write("g.json", `{"model": "gcn", "options": {"hidden": [8]}}`)
