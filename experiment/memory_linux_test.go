@@ -3,6 +3,7 @@ package experiment
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,23 @@ func TestCgroupLimit(t *testing.T) {
 	}
 	if total := totalMemory(); total <= 0 {
 		t.Errorf("totalMemory() = %d on this machine", total)
+	}
+}
+
+// CheckMemory refuses what needs more than 80 % of the machine, saying
+// what and how much, and checks nothing on a machine of unknown size.
+func TestCheckMemory(t *testing.T) {
+	saved := machineMemory
+	defer func() { machineMemory = saved }()
+	machineMemory = func() int64 { return 10 << 30 }
+	if err := CheckMemory("classifying X with m", 9<<30); err == nil || !strings.Contains(err.Error(), "classifying X with m would need about 9.0 GiB; this machine has 10.0 GiB") {
+		t.Errorf("9 of 10 GiB: %v", err)
+	}
+	if err := CheckMemory("x", 7<<30); err != nil {
+		t.Errorf("7 of 10 GiB: %v", err)
+	}
+	machineMemory = func() int64 { return 0 }
+	if err := CheckMemory("x", 1<<60); err != nil {
+		t.Errorf("unknown machine: %v", err)
 	}
 }

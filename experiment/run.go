@@ -372,6 +372,18 @@ func fitting(want int, need, total int64) int {
 // (tests replace it).
 var machineMemory = totalMemory
 
+// CheckMemory refuses work that would need more than 80 % of this
+// machine's memory (the same bound as a training run's), with what says
+// what the work is: "classifying Cora with prcapsnet", say. No check when
+// the machine's memory is unknown.
+func CheckMemory(what string, need int64) error {
+	total := machineMemory()
+	if total > 0 && float64(need) > 0.8*float64(total) {
+		return fmt.Errorf("%s would need about %s; this machine has %s", what, model.FormatGiB(need), model.FormatGiB(total))
+	}
+	return nil
+}
+
 // checkMemory refuses a run whose model's estimate (model.EstimateBytes,
 // which every registered model has) for its largest training step, times
 // the runs trained at once, exceeds 80 % of total bytes of memory (no

@@ -3,6 +3,7 @@ package predict
 import (
 	"math"
 
+	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 )
 
@@ -99,3 +100,22 @@ func satMul(a, b int64) int64 {
 
 func satAddInt(a, b int) int { return int(satAdd(int64(a), int64(b))) }
 func satMulInt(a, b int) int { return int(satMul(int64(a), int64(b))) }
+
+// DatasetBytes estimates the memory that Dataset takes on ds (the given
+// nodes of a node dataset, all when nil): the dataset is already loaded,
+// so this is the forward passes and the answers.
+func (p *Predictor) DatasetBytes(ds *data.Dataset, nodes []int32) int64 {
+	if ds.Task == data.GraphTask {
+		n, e := make([]int, len(ds.Graph.Graphs)), make([]int, len(ds.Graph.Graphs))
+		for i, s := range ds.Graph.Graphs {
+			n[i], e[i] = s.Graph.N, s.Graph.NumArcs()/2
+		}
+		return p.GraphsBytes(n, e)
+	}
+	g := ds.Node.Graph
+	k := len(nodes)
+	if nodes == nil {
+		k = g.N
+	}
+	return p.NodesBytes(g.N, g.NumArcs()/2, k)
+}

@@ -161,6 +161,9 @@ func TestNodesBytesCovers(t *testing.T) {
 	p, _, ds := newPredictor(t, "cora")
 	g := ds.Node.Graph
 	est := p.NodesBytes(g.N, g.NumArcs()/2, g.N)
+	if d := p.DatasetBytes(ds, nil); d != est {
+		t.Errorf("DatasetBytes %d, NodesBytes %d", d, est)
+	}
 	used := heapPeak(t, func() error { _, err := p.Nodes(g, ds.Node.X, nil); return err })
 	t.Logf("Cora: estimate %.1f MiB, heap peak %.1f MiB", mb(est), mb(used))
 	if used > est {

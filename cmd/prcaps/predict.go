@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/predict"
 )
 
@@ -72,6 +73,9 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	}
 	ids, err := parseNodes(*nodes)
 	if err != nil {
+		return err
+	}
+	if err := experiment.CheckMemory(fmt.Sprintf("classifying %s with %s", ds.Name, ck.Model), p.DatasetBytes(ds, ids)); err != nil {
 		return err
 	}
 	c, err := p.Dataset(ds, ids)
