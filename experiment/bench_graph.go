@@ -20,7 +20,7 @@ import (
 // §6): stratified --folds-fold CV, fold seed 0, --first-seed for fold 0.
 func (b *Bench) graphProtocol() train.GraphProtocol {
 	return train.GraphProtocol{Folds: b.opt.Folds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop,
-		MicroBatchSeeds: b.opt.MicroBatchSeeds}
+		MicroBatchSeeds: b.opt.MicroBatchSeeds, ItersPerEpoch: b.opt.ItersPerEpoch}
 }
 
 // runGraphTableCells runs, in one pool of --parallel folds

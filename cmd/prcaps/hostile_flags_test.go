@@ -35,7 +35,8 @@ var flagZero = map[string]map[string]zeroClass{
 		"seeds": zeroBad, "parallel": zeroBad, "split": notNumber, "folds": zeroBad, "batch": zeroBad,
 		"micro-batch-nodes": zeroBad, "micro-batch-seeds": notNumber,
 		"first-seed": zeroOK, "fold-seed": zeroOK, // seeds
-		"only-folds": zeroOK, // 0: all folds
+		"only-folds":      zeroOK, // 0: all folds
+		"iters-per-epoch": zeroOK, // 0: a full pass
 		// training (train.Config)
 		"epochs": zeroBad, "lr": zeroBad, "lr-step-every": zeroBad,
 		"wd": zeroOK, "clip": zeroOK, "patience": zeroOK, // 0: none, off, never
@@ -67,7 +68,7 @@ var flagZero = map[string]map[string]zeroClass{
 		"suite": notNumber, "tables": notNumber,
 		"folds": zeroBad, "repeat": zeroBad, "seeds": zeroBad,
 		"epochs": zeroOK, "parallel": zeroOK, // 0: the recipe's, one per core (their help says so)
-		"first-seed": zeroOK,
+		"first-seed": zeroOK, "iters-per-epoch": zeroOK, // 0: a full pass (its help says so)
 	},
 	"plot": {
 		"out": notNumber, "title": notNumber, "cols": zeroBad, "iterations": zeroBad, "perplexity": zeroBad,
