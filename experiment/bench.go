@@ -739,9 +739,9 @@ func runtimeOrigins(dss []benchDataset, res [][]cellResult) ([]bool, []string) {
 			strings.Join(byOrigin[o], ", "), o))
 	}
 	if len(mixed) > 0 {
-		notes = append(notes, fmt.Sprintf("Runtime (s) is left out of %s: the column's runs were measured at %s, "+
-			"which do not compare (a fold log written before records named their CPU leaves the machine unrecorded); "+
-			"docs/performance.md compares speeds on one machine and commit.",
+		notes = append(notes, fmt.Sprintf("Runtime (s) is left out of %s: the column's runs were measured at %s "+
+			"(more than one commit or machine, or a machine the fold log does not record: records written before they named their CPU), "+
+			"so their seconds do not compare like with like; docs/performance.md compares speeds on one machine and commit.",
 			strings.Join(mixed, ", "), strings.Join(slices.Sorted(maps.Keys(mixedOrigins)), "; ")))
 	}
 	return drop, notes

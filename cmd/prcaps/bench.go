@@ -242,7 +242,7 @@ func checkTablesRead(tables []experiment.Table, set map[string]bool) error {
 		graph, node = graph || t.Graph, node || !t.Graph
 	}
 	if !graph {
-		if err := notApplicable(set, "to node-classification tables (the graph protocol's)", "folds", "micro-batch-seeds", "iters-per-epoch", "log", "log-only"); err != nil {
+		if err := notApplicable(set, "to node-classification tables (the graph protocol's)", "folds", "micro-batch-seeds", "iters-per-epoch"); err != nil {
 			return err
 		}
 	}

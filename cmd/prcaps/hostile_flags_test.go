@@ -265,7 +265,7 @@ func TestHostileFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"bench", "--data", "", "--suite", "graph", "--split", "public"}, 2, "--split does not apply to graph-classification tables"},
 		{[]string{"bench", "--data", "", "--tables", "t2", "--seeds", "3"}, 2, "--seeds does not apply to graph-classification tables"},
 		{[]string{"bench", "--data", "", "--folds", "3"}, 2, "--folds does not apply to node-classification tables"},
-		{[]string{"bench", "--data", "", "--log", filepath.Join(dir, "log.jsonl")}, 2, "--log does not apply to node-classification tables"},
+		{[]string{"bench", "--data", "", "--iters-per-epoch", "50"}, 2, "--iters-per-epoch does not apply to node-classification tables"},
 		{[]string{"bench", "--data", "", "--repeat", "3"}, 2, "--repeat does not apply outside the speed suite"},
 		{[]string{"bench", "--data", "", "--speed", "--folds", "3"}, 2, "--folds does not apply to the speed suite"},
 		{[]string{"bench", "--data", "", "--dataset", "nosuch"}, 2, "--dataset: dataset nosuch"},
