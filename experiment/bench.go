@@ -36,6 +36,11 @@ type Options struct {
 	// the graph tables' seeded micro-batches (train.GraphProtocol); empty:
 	// each model's recipe (on for PR-CapsNet).
 	MicroBatchSeeds string
+	// ItersPerEpoch, if positive, makes every graph epoch that many random
+	// mini-batches (train.GraphProtocol.ItersPerEpoch, GIN-0's reference
+	// schedule at 50); 0 is a full pass over the training graphs, as every
+	// published table here.
+	ItersPerEpoch int
 	// Log is a file of finished folds of graph tables, one JSON record per
 	// line. Folds found there for the same data, configuration and protocol
 	// are not trained again, so a bench interrupted and rerun with the same
@@ -89,7 +94,7 @@ func (o Options) Validate() error {
 	case o.LogOnly && o.Log == "":
 		return fmt.Errorf("log-only needs a fold log")
 	}
-	if err := (train.GraphProtocol{MicroBatchSeeds: o.MicroBatchSeeds}).Check(); err != nil {
+	if err := (train.GraphProtocol{MicroBatchSeeds: o.MicroBatchSeeds, ItersPerEpoch: o.ItersPerEpoch}).Check(); err != nil {
 		return err
 	}
 	return nil
@@ -274,10 +279,11 @@ func (b *Bench) record(v any) error {
 // memoRun is a finished protocol run, reused by a later table that runs
 // the identical configuration on the same dataset.
 type memoRun struct {
-	sum   train.Summary
-	err   error
-	where string // "table/variant" of the first run
-	fresh bool   // run ahead for the table that now reads it: not a reuse
+	sum     train.Summary
+	err     error
+	where   string          // "table/variant" of the first run
+	fresh   bool            // run ahead for the table that now reads it: not a reuse
+	origins map[string]bool // where its runs' seconds were measured (runOrigin)
 }
 
 type loadedData struct {
@@ -393,7 +399,8 @@ func finite(xs ...float64) bool {
 type cellResult struct {
 	sum     train.Summary
 	err     error
-	skipped bool // Variant.Skip
+	skipped bool            // Variant.Skip
+	origins map[string]bool // where its runs' seconds were measured (runOrigin)
 }
 
 // RunTables runs every table, emitting each as it completes. A failing
@@ -468,11 +475,11 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 				notes = append(notes, fmt.Sprintf("%s on %s: not run (%s).", v.Label, d.ds.Name, why))
 				continue
 			}
-			s, reused, err := b.memoVariant(t, v, d)
+			s, origins, reused, err := b.memoVariant(t, v, d)
 			if reused != "" {
 				notes = append(notes, fmt.Sprintf("%s on %s: the same configuration as %s; its result is reused.", v.Label, d.ds.Name, reused))
 			}
-			res[vi][di] = cellResult{sum: s, err: err}
+			res[vi][di] = cellResult{sum: s, err: err, origins: origins}
 			if err == nil {
 				b.finished++
 			}
@@ -524,10 +531,10 @@ func (b *Bench) variantConfig(t Table, v Variant, dataset string) (model.Config,
 // memoVariant runs v on d unless an earlier table ran the identical
 // configuration there, in which case it returns that result and where it
 // came from. Either way it prints the JSON record.
-func (b *Bench) memoVariant(t Table, v Variant, d benchDataset) (train.Summary, string, error) {
+func (b *Bench) memoVariant(t Table, v Variant, d benchDataset) (train.Summary, map[string]bool, string, error) {
 	mc, tc, err := b.variantConfig(t, v, d.key)
 	if err != nil {
-		return train.Summary{}, "", err
+		return train.Summary{}, nil, "", err
 	}
 	key := memoKey(v.Model, mc, tc, d.key, t.Graph)
 	from := ""
@@ -540,7 +547,7 @@ func (b *Bench) memoVariant(t Table, v Variant, d benchDataset) (train.Summary, 
 		from = m.where
 		b.progress.Line("%s: %s on %s: same configuration as %s, reusing its result", t.Name, v.Label, d.ds.Name, from)
 	default:
-		m.sum, m.err = b.runVariant(t, v, mc, tc, d.ds)
+		m.sum, m.origins, m.err = b.runVariant(t, v, mc, tc, d.ds)
 		m.where = t.Name + "/" + v.Label
 		b.memo[key] = m
 	}
@@ -549,9 +556,9 @@ func (b *Bench) memoVariant(t Table, v Variant, d benchDataset) (train.Summary, 
 		rec.Error = m.err.Error()
 	}
 	if err := b.record(rec); err != nil {
-		return m.sum, from, err
+		return m.sum, m.origins, from, err
 	}
-	return m.sum, from, m.err
+	return m.sum, m.origins, from, m.err
 }
 
 // memoKey identifies a protocol run: the configuration, the dataset and
@@ -561,21 +568,22 @@ func memoKey(name string, mc model.Config, tc train.Config, dataset string, grap
 }
 
 // runVariant runs the node protocol for v (configured as mc, tc) on ds.
-func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config, ds *data.Dataset) (train.Summary, error) {
+// It also returns where its runs' seconds were measured (runOrigin).
+func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config, ds *data.Dataset) (train.Summary, map[string]bool, error) {
 	if t.Graph { // runTable runs every graph cell ahead, in runGraphTableCells
-		return train.Summary{}, fmt.Errorf("bench: %s/%s on %s was not run with its table's graph cells", t.Name, v.Label, ds.Name)
+		return train.Summary{}, nil, fmt.Errorf("bench: %s/%s on %s was not run with its table's graph cells", t.Name, v.Label, ds.Name)
 	}
 	proto := train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop}
 	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)
 	run := Run{Model: v.Model, Config: mc, Train: tc, Dataset: ds, Node: proto, Progress: b.progress, Label: label}
 	key := nodeCellKey(memoKey(v.Model, mc, tc, ds.Name, false), ds, proto)
-	if sum, ok, err := b.nodeFromLog(run, key); ok || err != nil {
-		return sum, err
+	if sum, origins, ok, err := b.nodeFromLog(run, key); ok || err != nil {
+		return sum, origins, err
 	}
 	b.progress.Line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
 	if b.opt.Log != "" {
 		run.OnRun = func(i int, r train.Result) {
-			rec := foldRecord{Cell: key, Label: fmt.Sprintf("%s: %s on %s", t.Name, v.Label, ds.Name), Fold: i, Result: r, Commit: buildCommit()}
+			rec := foldRecord{Cell: key, Label: fmt.Sprintf("%s: %s on %s", t.Name, v.Label, ds.Name), Fold: i, Result: r, Commit: buildCommit(), CPU: machineCPU()}
 			if err := appendLog(b.opt.Log, rec); err != nil && b.logErr == nil {
 				b.logErr = err
 			}
@@ -587,7 +595,7 @@ func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config,
 		b.progress.Line("%s: %s on %s: %s, %s params, %.2f s per run", t.Name, v.Label, ds.Name,
 			report.MeanStd(sum.MeanAcc, sum.StdAcc), report.Params(sum.Params), sum.SecondsPerRun)
 	}
-	return sum, err
+	return sum, map[string]bool{hereOrigin(): true}, err
 }
 
 func (b *Bench) protocolNote() string {
@@ -641,10 +649,14 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 		}
 	}
 	cellStats, statNotes := columnStats(t, dss, res)
+	dropTime, timeNotes := runtimeOrigins(dss, res)
 	for vi, v := range t.Variants {
 		row := slices.Clone(v.keys())
 		for di, d := range dss {
 			cells := resultCells(res[vi][di])
+			if dropTime[di] && cells[1] != report.Missing {
+				cells[1] = report.Missing
+			}
 			if cs := cellStats[vi][di]; cs != nil {
 				cs.Row, cs.Column = len(tab.Rows), tab.Columns[len(row)+2]
 				if cs.TiedBest {
@@ -672,7 +684,7 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 		}
 		tab.AddRow(row...)
 	}
-	tab.Notes = append(append([]string{protoNote}, t.Notes...), notes...)
+	tab.Notes = append(append(append([]string{protoNote}, timeNotes...), t.Notes...), notes...)
 	tab.Notes = append(tab.Notes, beatsReference(t, dss, res)...)
 	tab.Notes = append(tab.Notes, bestPerDataset(t, dss, res)...)
 	tab.Notes = append(tab.Notes, statNotes...)
@@ -684,6 +696,55 @@ func renderBench(t Table, dss []benchDataset, res [][]cellResult, protoNote stri
 		}
 	}
 	return tab
+}
+
+// runtimeOrigins says, per dataset column, whether our rows' runtimes
+// must be left out because their runs' seconds were measured at more than
+// one commit or machine, or on a machine the fold log did not record
+// (runOrigin), and the notes that say where each column's seconds come
+// from: a time column compares like with like or is not shown.
+func runtimeOrigins(dss []benchDataset, res [][]cellResult) ([]bool, []string) {
+	drop := make([]bool, len(dss))
+	byOrigin := map[string][]string{} // one origin: its columns
+	var mixed []string
+	mixedOrigins := map[string]bool{}
+	for di, d := range dss {
+		origins := map[string]bool{}
+		for vi := range res {
+			if r := res[vi][di]; !r.skipped && r.err == nil {
+				for o := range r.origins {
+					origins[o] = true
+				}
+			}
+		}
+		if len(origins) == 0 {
+			continue
+		}
+		if len(origins) == 1 {
+			o := slices.Collect(maps.Keys(origins))[0]
+			if !strings.HasSuffix(o, " on "+unrecordedCPU) {
+				byOrigin[o] = append(byOrigin[o], d.ds.Name)
+				continue
+			}
+		}
+		drop[di] = true
+		mixed = append(mixed, d.ds.Name)
+		for o := range origins {
+			mixedOrigins[o] = true
+		}
+	}
+	var notes []string
+	for _, o := range slices.Sorted(maps.Keys(byOrigin)) {
+		notes = append(notes, fmt.Sprintf("Runtime (s) of %s: every run of the column measured at %s; the machine's other load is not recorded.",
+			strings.Join(byOrigin[o], ", "), o))
+	}
+	if len(mixed) > 0 {
+		notes = append(notes, fmt.Sprintf("Runtime (s) is left out of %s: the column's runs were measured at %s "+
+			"(more than one commit or machine, or a machine the fold log does not record: records written before they named their CPU), "+
+			"so their seconds do not compare like with like; docs/performance.md compares speeds on one machine and commit.",
+			strings.Join(mixed, ", "), strings.Join(slices.Sorted(maps.Keys(mixedOrigins)), "; ")))
+	}
+	return drop, notes
 }
 
 // bestPerDataset says, per dataset with two or more results, which variant

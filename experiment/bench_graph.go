@@ -20,7 +20,7 @@ import (
 // §6): stratified --folds-fold CV, fold seed 0, --first-seed for fold 0.
 func (b *Bench) graphProtocol() train.GraphProtocol {
 	return train.GraphProtocol{Folds: b.opt.Folds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop,
-		MicroBatchSeeds: b.opt.MicroBatchSeeds}
+		MicroBatchSeeds: b.opt.MicroBatchSeeds, ItersPerEpoch: b.opt.ItersPerEpoch}
 }
 
 // runGraphTableCells runs, in one pool of --parallel folds
@@ -29,7 +29,10 @@ func (b *Bench) graphProtocol() train.GraphProtocol {
 // reads in table order. Run one cell after another, each dataset's last
 // fold would leave a core idle; pooled, the small datasets' folds fill it.
 func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
-	type cell struct{ key, where, label, model string }
+	type cell struct {
+		key, where, label, model string
+		origins                  map[string]bool
+	}
 	var cells []cell
 	var jobs []train.GraphJob
 	for _, v := range t.Variants {
@@ -45,7 +48,7 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 			if _, done := b.memo[key]; done || slices.ContainsFunc(cells, func(c cell) bool { return c.key == key }) {
 				continue
 			}
-			c := cell{key, t.Name + "/" + v.Label, fmt.Sprintf("%s: %s on %s", t.Name, v.Label, d.ds.Name), v.Model}
+			c := cell{key: key, where: t.Name + "/" + v.Label, label: fmt.Sprintf("%s: %s on %s", t.Name, v.Label, d.ds.Name), model: v.Model}
 			job, err := b.graphJob(fmt.Sprintf("%s %s %s", t.Name, v.Label, d.ds.Name), v.Model, mc, tc, d.ds)
 			if err != nil {
 				b.memo[key] = memoRun{err: err, where: c.where, fresh: true}
@@ -58,7 +61,10 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 					continue
 				}
 			}
-			b.resume(&job, cell, c.label)
+			c.origins = b.resume(&job, cell, c.label)
+			if len(job.Done) < job.Protocol.Runs() {
+				c.origins[hereOrigin()] = true
+			}
 			cells = append(cells, c)
 			jobs = append(jobs, job)
 			b.progress.Line("%s, %s, %d epochs", c.label, b.graphProtocol().Name(), tc.Epochs)
@@ -82,7 +88,7 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 			b.progress.Line("%s: %s, %s params, %.2f s per fold", c.label,
 				report.MeanStd(sums[i].MeanAcc, sums[i].StdAcc), report.Params(sums[i].Params), sums[i].SecondsPerRun)
 		}
-		b.memo[c.key] = memoRun{sum: sums[i], err: errs[i], where: c.where, fresh: true}
+		b.memo[c.key] = memoRun{sum: sums[i], err: errs[i], where: c.where, fresh: true, origins: c.origins}
 	}
 }
 
@@ -137,6 +143,10 @@ type foldRecord struct {
 	// with go run): the code is not part of Cell, so a table read from a
 	// log says which commits trained it.
 	Commit string `json:"commit,omitempty"`
+	// CPU is the processor that trained the fold (machineCPU; empty in
+	// records written before it was recorded): with Commit, it tells
+	// which runtimes of a table compare.
+	CPU string `json:"cpu,omitempty"`
 }
 
 // buildCommit is the binary's VCS revision for foldRecord.Commit.
@@ -171,15 +181,15 @@ func readFoldLog(path string) (map[string]map[int]loggedFold, error) {
 		if done[r.Cell] == nil {
 			done[r.Cell] = map[int]loggedFold{}
 		}
-		done[r.Cell][r.Fold] = loggedFold{r.Result, r.Commit}
+		done[r.Cell][r.Fold] = loggedFold{r.Result, r.Commit, r.CPU}
 	}
 	return done, nil
 }
 
 // loggedFold is a fold read from the fold log and the commit that trained it.
 type loggedFold struct {
-	result train.Result
-	commit string
+	result      train.Result
+	commit, cpu string
 }
 
 // cellKey identifies a graph cell's folds across processes: a digest of
@@ -197,14 +207,18 @@ func cellKey(memo string, ds *data.Dataset, p train.GraphProtocol) string {
 
 // resume gives job the folds of its cell (key, see cellKey) found in the fold log and has
 // each fold it trains appended there.
-func (b *Bench) resume(job *train.GraphJob, key, label string) {
+//
+// It returns where the logged folds' seconds were measured (runOrigin).
+func (b *Bench) resume(job *train.GraphJob, key, label string) map[string]bool {
+	origins := map[string]bool{}
 	if b.opt.Log == "" {
-		return
+		return origins
 	}
 	if done := b.logged[key]; len(done) > 0 {
 		job.Done = map[int]train.Result{}
 		for f, l := range done {
 			job.Done[f] = l.result
+			origins[runOrigin(l.commit, l.cpu)] = true
 			c := l.commit
 			if c == "" {
 				c = "unknown"
@@ -218,10 +232,11 @@ func (b *Bench) resume(job *train.GraphJob, key, label string) {
 		if onRun != nil {
 			onRun(fold, r)
 		}
-		if err := appendLog(b.opt.Log, foldRecord{Cell: key, Label: label, Fold: fold, Result: r, Commit: buildCommit()}); err != nil && b.logErr == nil {
+		if err := appendLog(b.opt.Log, foldRecord{Cell: key, Label: label, Fold: fold, Result: r, Commit: buildCommit(), CPU: machineCPU()}); err != nil && b.logErr == nil {
 			b.logErr = err
 		}
 	}
+	return origins
 }
 
 // nodeCellKey identifies a node-table cell's runs in the fold log: a
@@ -237,30 +252,32 @@ func nodeCellKey(memo string, ds *data.Dataset, p train.NodeProtocol) string {
 // whose runs are all in the fold log (ok), with the parameter count of a
 // freshly built model; nothing trains. With Options.LogOnly a cell with
 // runs missing is errNotInLog; otherwise (not ok) the cell trains in full.
-func (b *Bench) nodeFromLog(run Run, key string) (train.Summary, bool, error) {
+func (b *Bench) nodeFromLog(run Run, key string) (train.Summary, map[string]bool, bool, error) {
 	if b.opt.Log == "" {
-		return train.Summary{}, false, nil
+		return train.Summary{}, nil, false, nil
 	}
 	done := b.logged[key]
 	if len(done) < run.Node.Seeds {
 		if b.opt.LogOnly {
-			return train.Summary{}, false, fmt.Errorf("%w: %d of %d runs there", errNotInLog, len(done), run.Node.Seeds)
+			return train.Summary{}, nil, false, fmt.Errorf("%w: %d of %d runs there", errNotInLog, len(done), run.Node.Seeds)
 		}
-		return train.Summary{}, false, nil
+		return train.Summary{}, nil, false, nil
 	}
 	ds := run.Dataset.Node
 	m, err := model.NewNode(run.ModelName(), run.Config, model.NodeShape(ds), run.Node.FirstSeed)
 	if err != nil {
-		return train.Summary{}, false, err
+		return train.Summary{}, nil, false, err
 	}
+	origins := map[string]bool{}
 	s := train.Summary{Dataset: ds.Name, Task: "node", Model: run.ModelName(), Protocol: run.Node.Name(),
 		Epochs: run.TrainConfig().Epochs, Params: model.CountParams(m)}
 	for i := range run.Node.Seeds {
 		l, ok := done[i]
 		if !ok {
-			return train.Summary{}, false, fmt.Errorf("fold log %s: run %d of %s missing", b.opt.Log, i, run.Label)
+			return train.Summary{}, nil, false, fmt.Errorf("fold log %s: run %d of %s missing", b.opt.Log, i, run.Label)
 		}
 		s.Results = append(s.Results, l.result)
+		origins[runOrigin(l.commit, l.cpu)] = true
 		c := l.commit
 		if c == "" {
 			c = "unknown"
@@ -269,5 +286,5 @@ func (b *Bench) nodeFromLog(run Run, key string) (train.Summary, bool, error) {
 	}
 	s.Summarise()
 	b.progress.Line("%s: %d run(s) read from %s", run.Label, run.Node.Seeds, b.opt.Log)
-	return s, true, nil
+	return s, origins, true, nil
 }

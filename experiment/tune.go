@@ -17,6 +17,7 @@ import (
 	"github.com/prcaps/prcaps/internal/fileguard"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/option"
+	"github.com/prcaps/prcaps/stats"
 	"github.com/prcaps/prcaps/train"
 )
 
@@ -184,8 +185,13 @@ type Trial struct {
 	Options     map[string]string `json:"options"`
 	ValMean     float64           `json:"val_mean"`
 	ValStd      float64           `json:"val_std"`
-	Params      int               `json:"params"`
-	Seconds     float64           `json:"seconds_per_run"`
+	// ValAccs are the runs' best-epoch validation accuracies, in seed
+	// order (FirstSeed, FirstSeed+1, ...), which pair one trial with
+	// another; absent from logs written before they were recorded, whose
+	// trials are not compared (TuneResult.Stats).
+	ValAccs []float64 `json:"val_accs,omitempty"`
+	Params  int       `json:"params"`
+	Seconds float64   `json:"seconds_per_run"`
 }
 
 func (t Trial) key() string {
@@ -218,6 +224,23 @@ type TuneResult struct {
 	// Final is the chosen configuration's protocol run, with its test
 	// accuracy.
 	Final train.Summary
+	// Stats compares every trial with the chosen one on validation, by
+	// index of Trials (compareTrials).
+	Stats []TrialStats
+}
+
+// TrialStats is a trial against the chosen one: the two-sided Wilcoxon
+// signed-rank and paired t-test p-values of their validation accuracies
+// paired by seed, the Wilcoxon p Holm-corrected over the compared trials,
+// and whether the trial is statistically tied with the chosen one at
+// TiedLevel (the chosen trial is). A trial without ValAccs, or with other
+// seeds, is not compared (Paired false, no p-values).
+type TrialStats struct {
+	Paired   bool     `json:"paired"`
+	PVsBest  *float64 `json:"p_vs_best,omitempty"`
+	PTVsBest *float64 `json:"p_t_vs_best,omitempty"`
+	PHolm    *float64 `json:"p_holm,omitempty"`
+	TiedBest bool     `json:"tied_best"`
 }
 
 // Do runs the search. Every assignment is checked before any training.
@@ -267,6 +290,9 @@ func (t Tune) Do() (TuneResult, error) {
 				return res, fmt.Errorf("%s (%s): %w", label, assignmentText(a), err)
 			}
 			tr.ValMean, tr.ValStd = valStats(sum)
+			for _, r := range sum.Results {
+				tr.ValAccs = append(tr.ValAccs, r.ValAcc)
+			}
 			tr.Params, tr.Seconds = sum.Params, sum.SecondsPerRun
 			if err := appendLog(t.Log, tr); err != nil {
 				return res, err
@@ -278,6 +304,7 @@ func (t Tune) Do() (TuneResult, error) {
 			res.Best = i
 		}
 	}
+	res.Stats = compareTrials(res.Trials, res.Best)
 	best := res.Trials[res.Best]
 	progress.Line("chosen on validation: %s (val %.4f ± %.4f); now its test score", assignmentText(best.Options), best.ValMean, best.ValStd)
 	res.Final, err = t.run(all[res.Best].mc, all[res.Best].tc, "chosen", false)
@@ -296,6 +323,46 @@ func (t Tune) Do() (TuneResult, error) {
 func (t Tune) run(mc model.Config, tc train.Config, label string, hideTest bool) (train.Summary, error) {
 	return Run{Model: t.Grid.Model, Config: mc, Train: tc, Dataset: t.Dataset, Node: t.Node,
 		Progress: t.Progress, Label: label, HideTest: hideTest}.Do()
+}
+
+// compareTrials compares every trial with trials[best] on validation
+// accuracy paired by seed, as the bench tables compare cells with the
+// highest mean (columnStats): Wilcoxon and t-test p-values, Holm over the
+// compared trials, tied at TiedLevel by the Holm-adjusted Wilcoxon p.
+func compareTrials(trials []Trial, best int) []TrialStats {
+	out := make([]TrialStats, len(trials))
+	if best < 0 || best >= len(trials) {
+		return out
+	}
+	out[best] = TrialStats{Paired: true, TiedBest: true}
+	b := trials[best].ValAccs
+	if len(b) == 0 {
+		return out
+	}
+	var family []int
+	var pw []float64
+	for i, tr := range trials {
+		if i == best || len(tr.ValAccs) != len(b) || tr.FirstSeed != trials[best].FirstSeed {
+			continue
+		}
+		w, err1 := stats.Wilcoxon(b, tr.ValAccs)
+		tt, err2 := stats.PairedT(b, tr.ValAccs)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		pW, pT := w.P, tt.P
+		out[i] = TrialStats{Paired: true, PVsBest: &pW}
+		if !math.IsNaN(pT) {
+			out[i].PTVsBest = &pT
+		}
+		family = append(family, i)
+		pw = append(pw, w.P)
+	}
+	for k, h := range stats.Holm(pw) {
+		out[family[k]].PHolm = &h
+		out[family[k]].TiedBest = h >= TiedLevel
+	}
+	return out
 }
 
 // valStats is the mean and (population) standard deviation of the runs'

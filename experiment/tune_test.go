@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/stats"
 	"github.com/prcaps/prcaps/train"
 )
 
@@ -110,6 +111,14 @@ func TestTuneChoosesOnValidationAndResumes(t *testing.T) {
 			t.Errorf("trial %d (val %v) beats the chosen %d (val %v)", i, tr.ValMean, res.Best, res.Trials[res.Best].ValMean)
 		}
 	}
+	if len(res.Stats) != len(res.Trials) || !res.Stats[res.Best].TiedBest {
+		t.Errorf("stats %+v for %d trials, best %d", res.Stats, len(res.Trials), res.Best)
+	}
+	for i, tr := range res.Trials {
+		if len(tr.ValAccs) != 2 || !res.Stats[i].Paired {
+			t.Errorf("trial %d: per-seed validation accuracies %v, stats %+v", i, tr.ValAccs, res.Stats[i])
+		}
+	}
 	if res.Final.Runs != 2 || res.Final.MeanValAcc != res.Trials[res.Best].ValMean {
 		t.Errorf("final run %+v, chosen trial %+v", res.Final, res.Trials[res.Best])
 	}
@@ -165,3 +174,36 @@ func (p linesProgress) Line(format string, args ...any) {
 	*p.lines = append(*p.lines, fmt.Sprintf(format, args...))
 }
 func (p linesProgress) Update(string, int, int, string) {}
+
+// Trials are compared with the chosen one as the bench compares cells:
+// paired by seed on their validation accuracies, Wilcoxon and t-test,
+// Holm over the compared trials; a trial from a log without per-seed
+// accuracies, or with other seeds, is not compared.
+func TestCompareTrials(t *testing.T) {
+	best := []float64{.90, .85, .88, .92, .87, .89, .91, .86, .90, .88}
+	worse, level := make([]float64, 10), make([]float64, 10)
+	for i, a := range best {
+		worse[i] = a - 0.05 - 0.001*float64(i)
+		level[i] = a + 0.01*float64(i%3-1)
+	}
+	trials := []Trial{{ValAccs: worse}, {ValAccs: best}, {ValAccs: level}, {ValMean: 0.5}, {ValAccs: level, FirstSeed: 10}}
+	st := compareTrials(trials, 1)
+	w, _ := stats.Wilcoxon(best, worse)
+	tt, _ := stats.PairedT(best, worse)
+	lw, _ := stats.Wilcoxon(best, level)
+	holm := stats.Holm([]float64{w.P, lw.P})
+	if !st[1].Paired || !st[1].TiedBest || st[1].PVsBest != nil {
+		t.Errorf("chosen trial %+v", st[1])
+	}
+	if a := st[0]; !a.Paired || a.TiedBest || *a.PVsBest != w.P || *a.PTVsBest != tt.P || *a.PHolm != holm[0] {
+		t.Errorf("worse trial %+v, want Wilcoxon %v, t %v, Holm %v, not tied", a, w.P, tt.P, holm[0])
+	}
+	if c := st[2]; !c.Paired || !c.TiedBest || *c.PHolm != holm[1] {
+		t.Errorf("level trial %+v, want tied at Holm %v", c, holm[1])
+	}
+	for _, i := range []int{3, 4} {
+		if st[i].Paired || st[i].TiedBest || st[i].PVsBest != nil {
+			t.Errorf("trial %d (no per-seed accuracies, or other seeds) compared: %+v", i, st[i])
+		}
+	}
+}

@@ -79,6 +79,15 @@ type GraphProtocol struct {
 	// Results do not depend on it: every fold has its own model, seed and
 	// buffers.
 	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it"`
+	// ItersPerEpoch, if positive, makes an epoch that many mini-batches of
+	// BatchSize graphs, each drawn afresh as GIN-0's reference code draws
+	// them (Xu et al.'s main.py, iters_per_epoch 50: the first BatchSize
+	// graphs of a fresh random permutation of the training graphs, so
+	// distinct within a batch and independent across batches). 0 is a full
+	// pass: the training graphs shuffled and cut into near-equal
+	// mini-batches, every graph once (the default, and every published
+	// table's schedule).
+	ItersPerEpoch int `opt:"iters-per-epoch" min:"0" max:"1048576" help:"graph: an epoch is this many mini-batches, each of --batch graphs drawn at random afresh (GIN-0's reference code: 50, its iters_per_epoch); 0: a full pass over the shuffled training graphs, every graph once (the default)"`
 	// OnlyFolds, if positive, runs only the first OnlyFolds folds of the
 	// k-fold split (quick runs; the protocol then reports fewer runs).
 	OnlyFolds int `opt:"only-folds" min:"0" max:"1048576" help:"graph: run only the first N folds (0: all)"`
@@ -181,6 +190,9 @@ func (p GraphProtocol) Name() string {
 	if p.OnlyFolds > 0 && p.OnlyFolds < p.Folds {
 		s += fmt.Sprintf(" (first %d folds)", p.OnlyFolds)
 	}
+	if p.ItersPerEpoch > 0 {
+		s += fmt.Sprintf(", %d random mini-batches an epoch", p.ItersPerEpoch)
+	}
 	return s
 }
 
@@ -217,6 +229,7 @@ type graphTrainer struct {
 type graphBatching struct {
 	size, microNodes, eval int
 	seeded                 bool // GraphProtocol.MicroBatchSeeds "on"
+	iters                  int  // GraphProtocol.ItersPerEpoch: 0, a full pass
 }
 
 func newGraphTrainer(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64) (*graphTrainer, error) {
@@ -349,8 +362,12 @@ func (p *graphPass) step(ds *data.GraphDataset, epoch int, idx []int32, share fl
 
 // epoch shuffles the training graphs and trains on them in mini-batches;
 // it returns the mean training loss and the (dropout-mode) training
-// accuracy.
+// accuracy. With sizes.iters, it trains on that many random mini-batches
+// instead (randomEpoch).
 func (tr *graphTrainer) epoch(epoch int) (float64, float64, error) {
+	if tr.sizes.iters > 0 {
+		return tr.randomEpoch(epoch)
+	}
 	tr.order = data.ShuffleInto(tr.order, tr.split.Train, tr.rng)
 	n := len(tr.order)
 	sum, correct := 0.0, 0
@@ -374,6 +391,43 @@ func (tr *graphTrainer) epoch(epoch int) (float64, float64, error) {
 		correct += c
 	}
 	return sum / float64(n), float64(correct) / float64(n), nil
+}
+
+// randomEpoch trains on sizes.iters mini-batches, each the first
+// sizes.size graphs (all of them if fewer) of a fresh random permutation of
+// the training graphs, as GIN-0's reference code does
+// (np.random.permutation(len(train_graphs))[:batch_size] per iteration);
+// it returns the mean training loss and the (dropout-mode) training
+// accuracy over the graphs drawn.
+func (tr *graphTrainer) randomEpoch(epoch int) (float64, float64, error) {
+	size := min(tr.sizes.size, len(tr.split.Train))
+	sum, correct, drawn := 0.0, 0, 0
+	for k := range tr.sizes.iters {
+		tr.order = drawBatch(tr.order, tr.split.Train, size, tr.rng)
+		lv, c, err := tr.step(epoch, tr.order)
+		if err != nil {
+			return 0, 0, err
+		}
+		if epoch == 1 && k == 0 {
+			tr.firstLoss = lv
+		}
+		sum += lv * float64(size)
+		correct += c
+		drawn += size
+	}
+	return sum / float64(drawn), float64(correct) / float64(drawn), nil
+}
+
+// drawBatch returns in dst (reused) size graphs of set drawn uniformly
+// without replacement, in the order drawn: the first size entries of a
+// random permutation of set (a partial Fisher-Yates shuffle).
+func drawBatch(dst, set []int32, size int, rng *rand.Rand) []int32 {
+	dst = append(dst[:0], set...)
+	for i := range size {
+		j := i + rng.IntN(len(dst)-i)
+		dst[i], dst[j] = dst[j], dst[i]
+	}
+	return dst[:size]
 }
 
 // batchEnd returns the end of the batch of set that starts at lo: up to

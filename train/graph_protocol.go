@@ -193,7 +193,7 @@ func (r *graphRun) fold(f int, mu *sync.Mutex, running *atomic.Int32) {
 	if p.OnModel != nil {
 		hooks.onModel = func(r Result) { mu.Lock(); p.OnModel(f, r, m); mu.Unlock() }
 	}
-	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch, seeded}, seed, hooks)
+	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch, seeded, p.ItersPerEpoch}, seed, hooks)
 	if err != nil {
 		r.fail(f, fmt.Errorf("fold %d (seed %d): %w", f, seed, err), mu)
 		return

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -468,5 +469,137 @@ func TestRunGraphEvenBatches(t *testing.T) {
 		if !whole && hi > 16 {
 			t.Errorf("micro-batched model: micro-batch sizes %v, want at most 16 graphs", m.sizes)
 		}
+	}
+}
+
+// drawNet is poolNet recording the graphs of each training batch; it is a
+// whole-batch model, as GIN is.
+type drawNet struct {
+	*poolNet
+	batches [][]int32
+}
+
+func (m *drawNet) WholeBatch() bool { return true }
+
+func (m *drawNet) Forward(t *autodiff.Tape[float32], b *data.GraphBatch, training bool, rng *rand.Rand) *autodiff.Var[float32] {
+	if training {
+		m.batches = append(m.batches, slices.Clone(b.Graphs))
+	}
+	return m.poolNet.Forward(t, b, training, rng)
+}
+
+// With ItersPerEpoch, an epoch is exactly that many mini-batches, each of
+// BatchSize distinct training graphs (all of them when there are fewer),
+// drawn afresh for every batch as GIN-0's reference code draws them; the
+// protocol passes the setting to every fold and names it.
+func TestItersPerEpochDrawsAsReference(t *testing.T) {
+	ds, split := mutagFold(t) // 152 training graphs (after the inner validation split)
+	train := map[int32]bool{}
+	for _, g := range split.Train {
+		train[g] = true
+	}
+	cfg := Config{Epochs: 3, LR: 0.01, Optimizer: "adam"}
+	for _, tc := range []struct{ batch, iters, want int }{{16, 7, 16}, {32, 50, 32}, {500, 2, len(split.Train)}} {
+		m := &drawNet{poolNet: newPoolNet(ds.NumFeatures, ds.NumClasses)}
+		sizes := graphBatching{size: tc.batch, microNodes: DefaultMicroBatchNodes, eval: defaultEvalBatch, iters: tc.iters}
+		if _, err := runGraph(m, ds, split, cfg, sizes, 0, graphHooks{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.batches) != cfg.Epochs*tc.iters {
+			t.Fatalf("batch %d, %d iterations: %d training batches in %d epochs, want %d", tc.batch, tc.iters, len(m.batches), cfg.Epochs, cfg.Epochs*tc.iters)
+		}
+		seen := map[int32]int{}
+		for k, b := range m.batches {
+			if len(b) != tc.want {
+				t.Fatalf("batch %d of size %d: %d graphs, want %d", k, tc.batch, len(b), tc.want)
+			}
+			distinct := map[int32]bool{}
+			for _, g := range b {
+				if !train[g] || distinct[g] {
+					t.Fatalf("batch %d: graph %d is not a training graph or is drawn twice: %v", k, g, b)
+				}
+				distinct[g] = true
+				seen[g]++
+			}
+		}
+		if tc.want < len(split.Train) && slices.Equal(m.batches[0], m.batches[1]) {
+			t.Errorf("batch %d: the first two batches are the same graphs: %v", tc.batch, m.batches[0])
+		}
+		// 50 × 32 graphs drawn per epoch from 152: a full pass would see each
+		// graph once an epoch; random batches see some several times.
+		if tc.iters == 50 && len(seen) < len(split.Train)*9/10 {
+			t.Errorf("50 batches of 32 reached %d of %d training graphs", len(seen), len(split.Train))
+		}
+	}
+
+	// Through the protocol: every fold trains ItersPerEpoch batches an epoch.
+	var mu sync.Mutex
+	nets := map[uint64]*drawNet{}
+	build := func(seed uint64) (model.GraphModel, error) {
+		m := &drawNet{poolNet: newPoolNet(ds.NumFeatures, ds.NumClasses)}
+		mu.Lock()
+		nets[seed] = m
+		mu.Unlock()
+		return m, nil
+	}
+	p := GraphProtocol{Folds: 10, OnlyFolds: 2, BatchSize: 32, ItersPerEpoch: 5, Parallel: 1}
+	sum, err := RunGraphProtocol(ds, build, p, Config{Epochs: 2, LR: 0.01, Optimizer: "adam"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sum.Protocol, "5 random mini-batches an epoch") {
+		t.Errorf("protocol %q does not name its random mini-batches", sum.Protocol)
+	}
+	for seed := range uint64(2) {
+		if m := nets[seed]; m == nil || len(m.batches) != 10 {
+			t.Errorf("fold %d: %v training batches, want 2 epochs × 5", seed, m)
+		}
+	}
+	if err := (GraphProtocol{ItersPerEpoch: -1}).Check(); err == nil {
+		t.Error("ItersPerEpoch -1 passes Check")
+	}
+}
+
+// drawBatch draws its graphs uniformly without replacement: every graph,
+// and every pair, is in a batch as often as in a random permutation's
+// first size entries (size/n, and size(size−1)/(n(n−1))).
+func TestDrawBatchUniform(t *testing.T) {
+	const n, size, draws = 40, 16, 20000
+	set := make([]int32, n)
+	for i := range set {
+		set[i] = int32(100 + i)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var dst []int32
+	count := make([]int, n)
+	pair, first := 0, make([]int, n)
+	for range draws {
+		dst = drawBatch(dst, set, size, rng)
+		if len(dst) != size {
+			t.Fatalf("drew %d graphs, want %d", len(dst), size)
+		}
+		first[dst[0]-100]++
+		in0, in1 := false, false
+		for _, g := range dst {
+			count[g-100]++
+			in0, in1 = in0 || g == 100, in1 || g == 101
+		}
+		if in0 && in1 {
+			pair++
+		}
+	}
+	check := func(what string, got int, p float64) {
+		mean := draws * p
+		if sd := math.Sqrt(mean * (1 - p)); math.Abs(float64(got)-mean) > 5*sd {
+			t.Errorf("%s: %d of %d draws, want %.0f ± %.0f", what, got, draws, mean, 5*sd)
+		}
+	}
+	for i := range n {
+		check(fmt.Sprintf("graph %d in a batch", 100+i), count[i], float64(size)/n)
+		check(fmt.Sprintf("graph %d first", 100+i), first[i], 1.0/n)
+	}
+	check("graphs 100 and 101 together", pair, float64(size*(size-1))/(n*(n-1)))
+	if !slices.Equal(set[:3], []int32{100, 101, 102}) {
+		t.Error("drawBatch changed its set")
 	}
 }

@@ -135,10 +135,14 @@ func RecipeSeededMicroBatches(model string) bool {
 }
 
 // Check reports a protocol setting out of range: OnlyFolds
-// (CheckOnlyFolds) or a MicroBatchSeeds other than "on", "off" and "".
+// (CheckOnlyFolds), a negative ItersPerEpoch or a MicroBatchSeeds other
+// than "on", "off" and "".
 func (p GraphProtocol) Check() error {
 	if err := p.CheckOnlyFolds(); err != nil {
 		return err
+	}
+	if p.ItersPerEpoch < 0 {
+		return fmt.Errorf("iters-per-epoch %d: must be at least 0 (0: a full pass over the training graphs)", p.ItersPerEpoch)
 	}
 	switch p.MicroBatchSeeds {
 	case "", "on", "off":

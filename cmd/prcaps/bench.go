@@ -152,6 +152,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	intVar(fs, &o.Epochs, "epochs", 0, 0, 1_000_000, "training epochs, 1 to 1e6 (0: each model's recipe, 200 node, 100 graph); small values make quick smoke runs")
 	fs.IntVar(&o.Parallel, "parallel", 0, "runs (seeds or folds) trained concurrently, 0 to 1024 (0, the default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it")
 	fs.StringVar(&o.MicroBatchSeeds, "micro-batch-seeds", "", "graph tables: on or off overrides every model's recipe (on for PR-CapsNet, off for the baselines; off reproduces PR-CapsNet's graph results from before a7525e3); empty: the recipes")
+	intVar(fs, &o.ItersPerEpoch, "iters-per-epoch", 0, 0, 1<<20, "graph tables: an epoch is this many mini-batches, each drawn at random afresh (GIN-0's reference code: 50, its iters_per_epoch); 0, the default: a full pass over the shuffled training graphs, every graph once (the published tables' schedule)")
 	fs.IntVar(&o.Repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&o.Log, "log", "", "`file` of finished folds and seeds (JSON lines, one record per fold or run with its test accuracy, the paired tests' input); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
 	fs.BoolVar(&o.LogOnly, "log-only", false, "make the tables from --log alone, training nothing (cells whose folds are not all there stay empty): a long bench's progress")
@@ -193,7 +194,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		}
 	}
 	if f.suite == "speed" || f.suite == "scale" {
-		if err := notApplicable(set, "to the "+f.suite+" suite (graph tables only)", "folds", "micro-batch-seeds", "log", "log-only", "tables"); err != nil {
+		if err := notApplicable(set, "to the "+f.suite+" suite (graph tables only)", "folds", "micro-batch-seeds", "iters-per-epoch", "log", "log-only", "tables"); err != nil {
 			return f, err
 		}
 	}
@@ -241,7 +242,7 @@ func checkTablesRead(tables []experiment.Table, set map[string]bool) error {
 		graph, node = graph || t.Graph, node || !t.Graph
 	}
 	if !graph {
-		if err := notApplicable(set, "to node-classification tables (the graph protocol's)", "folds", "micro-batch-seeds", "log", "log-only"); err != nil {
+		if err := notApplicable(set, "to node-classification tables (the graph protocol's)", "folds", "micro-batch-seeds", "iters-per-epoch"); err != nil {
 			return err
 		}
 	}

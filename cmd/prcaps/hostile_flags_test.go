@@ -35,7 +35,8 @@ var flagZero = map[string]map[string]zeroClass{
 		"seeds": zeroBad, "parallel": zeroBad, "split": notNumber, "folds": zeroBad, "batch": zeroBad,
 		"micro-batch-nodes": zeroBad, "micro-batch-seeds": notNumber,
 		"first-seed": zeroOK, "fold-seed": zeroOK, // seeds
-		"only-folds": zeroOK, // 0: all folds
+		"only-folds":      zeroOK, // 0: all folds
+		"iters-per-epoch": zeroOK, // 0: a full pass
 		// training (train.Config)
 		"epochs": zeroBad, "lr": zeroBad, "lr-step-every": zeroBad,
 		"wd": zeroOK, "clip": zeroOK, "patience": zeroOK, // 0: none, off, never
@@ -67,7 +68,7 @@ var flagZero = map[string]map[string]zeroClass{
 		"suite": notNumber, "tables": notNumber,
 		"folds": zeroBad, "repeat": zeroBad, "seeds": zeroBad,
 		"epochs": zeroOK, "parallel": zeroOK, // 0: the recipe's, one per core (their help says so)
-		"first-seed": zeroOK,
+		"first-seed": zeroOK, "iters-per-epoch": zeroOK, // 0: a full pass (its help says so)
 	},
 	"plot": {
 		"out": notNumber, "title": notNumber, "cols": zeroBad, "iterations": zeroBad, "perplexity": zeroBad,
@@ -264,7 +265,7 @@ func TestHostileFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"bench", "--data", "", "--suite", "graph", "--split", "public"}, 2, "--split does not apply to graph-classification tables"},
 		{[]string{"bench", "--data", "", "--tables", "t2", "--seeds", "3"}, 2, "--seeds does not apply to graph-classification tables"},
 		{[]string{"bench", "--data", "", "--folds", "3"}, 2, "--folds does not apply to node-classification tables"},
-		{[]string{"bench", "--data", "", "--log", filepath.Join(dir, "log.jsonl")}, 2, "--log does not apply to node-classification tables"},
+		{[]string{"bench", "--data", "", "--iters-per-epoch", "50"}, 2, "--iters-per-epoch does not apply to node-classification tables"},
 		{[]string{"bench", "--data", "", "--repeat", "3"}, 2, "--repeat does not apply outside the speed suite"},
 		{[]string{"bench", "--data", "", "--speed", "--folds", "3"}, 2, "--folds does not apply to the speed suite"},
 		{[]string{"bench", "--data", "", "--dataset", "nosuch"}, 2, "--dataset: dataset nosuch"},
