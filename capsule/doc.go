@@ -11,6 +11,6 @@
 // origin (the Forward and ForwardTangent forms). Every layer records its
 // forward pass on a caller's autodiff Tape as a few fused ops with
 // hand-written backward passes; the assembly kernels of the gate (amd64)
-// have a portable Go path, selected with -tags purego, that tests compare
-// against.
+// have a portable Go path, selected with -tags purego or PRCAPS_KERNELS=go
+// (internal/kernels), that tests compare against.
 package capsule

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/internal/kernels"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/report"
 	"github.com/prcaps/prcaps/train"
@@ -29,6 +30,8 @@ type speedRecord struct {
 	Seconds float64 `json:"seconds"`
 	TestAcc float64 `json:"test_acc"`
 	Error   string  `json:"error,omitempty"`
+	CPU     string  `json:"cpu"`     // the processor's model name
+	Kernels string  `json:"kernels"` // the kernel set (PRCAPS_KERNELS)
 }
 
 // RunSpeed times whole runs (model construction and every epoch with its
@@ -59,7 +62,7 @@ func (b *Bench) RunSpeed(vs []Variant) error {
 			row = append(row, ratio)
 		}
 		if err != nil {
-			if err := b.record(speedRecord{Table: "speed", Variant: v.Label, Model: v.Model, Dataset: ds.Name, Error: err.Error()}); err != nil {
+			if err := b.record(speedRecord{Table: "speed", Variant: v.Label, Model: v.Model, Dataset: ds.Name, Error: err.Error(), CPU: kernels.CPU(), Kernels: kernels.Name()}); err != nil {
 				return err
 			}
 			msg := fmt.Sprintf("%s failed: %v", v.Label, err)
@@ -70,8 +73,8 @@ func (b *Bench) RunSpeed(vs []Variant) error {
 		}
 		tab.AddRow(row...)
 	}
-	tab.AddNote("Wall time of a whole run: model construction plus every epoch (training step and evaluation of all nodes), seed %d, GOMAXPROCS %d; every model trains the same number of epochs, with no early stopping. \"× first\": median over the first row's median. DESIGN §9's target for the default PR-CapsNet 200-epoch Cora run is 1 s or less.",
-		b.opt.FirstSeed, runtime.GOMAXPROCS(0))
+	tab.AddNote("Wall time of a whole run: model construction plus every epoch (training step and evaluation of all nodes), seed %d, GOMAXPROCS %d, CPU %s, kernel set %s (%s); every model trains the same number of epochs, with no early stopping. \"× first\": median over the first row's median. DESIGN §9's target for the default PR-CapsNet 200-epoch Cora run is 1 s or less.",
+		b.opt.FirstSeed, runtime.GOMAXPROCS(0), kernels.CPU(), kernels.Name(), kernels.EnvVar)
 	return b.emit(tab)
 }
 
@@ -114,7 +117,7 @@ func (b *Bench) timeVariant(v Variant, ds *data.Dataset) ([]string, float64, err
 		secs = append(secs, s)
 		b.runs++
 		b.progress.Line("speed: %s run %d/%d: %.3f s (test %.3f)", v.Label, i+1, b.opt.Repeat, s, r.TestAcc)
-		rec := speedRecord{"speed", v.Label, v.Model, ds.Name, tc.Epochs, params, i, s, r.TestAcc, ""}
+		rec := speedRecord{"speed", v.Label, v.Model, ds.Name, tc.Epochs, params, i, s, r.TestAcc, "", kernels.CPU(), kernels.Name()}
 		if err := b.record(rec); err != nil {
 			return nil, 0, err
 		}

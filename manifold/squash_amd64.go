@@ -2,11 +2,11 @@
 
 package manifold
 
-import "golang.org/x/sys/cpu"
+import "github.com/prcaps/prcaps/internal/kernels"
 
 // haveSquashAVX512 reports whether the squash kernels of squash_amd64.s
-// can run.
-var haveSquashAVX512 = cpu.X86.HasAVX512F
+// run: the kernel set (internal/kernels, PRCAPS_KERNELS) is avx512.
+var haveSquashAVX512 = kernels.Current() >= kernels.AVX512
 
 // squashFwdAVX512 writes squash's values for up to 64 rows of c values and
 // returns a bit for each row left to the Go code (see the assembly).

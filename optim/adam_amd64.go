@@ -2,10 +2,11 @@
 
 package optim
 
-import "golang.org/x/sys/cpu"
+import "github.com/prcaps/prcaps/internal/kernels"
 
-// haveAVX2 reports whether adam32 can run.
-var haveAVX2 = cpu.X86.HasAVX2
+// haveAVX2 reports whether adam32 runs: the kernel set (internal/kernels,
+// PRCAPS_KERNELS) is avx2 or avx512.
+var haveAVX2 = kernels.Current() >= kernels.AVX2
 
 // adam32 is torchAdam's plain (not AMSGrad) float32 loop on AVX2 for n a
 // multiple of 8; k is l2, b1, c1, b2, c2, inv, eps, step size, lr·wd.

@@ -2,11 +2,12 @@
 
 package tensor
 
-import "golang.org/x/sys/cpu"
+import "github.com/prcaps/prcaps/internal/kernels"
 
 // haveAVX512 reports whether the AVX-512 kernels below (Gemm rows in
-// gemm_avx512_amd64.s, the tanh forward pass in tanh_amd64.s) can run.
-var haveAVX512 = haveAVX2FMA && cpu.X86.HasAVX512F
+// gemm_avx512_amd64.s, the tanh forward pass in tanh_amd64.s) run: the
+// kernel set is avx512.
+var haveAVX512 = kernels.Current() >= kernels.AVX512
 
 // gemmRowsZ1 to gemmRowsZ4 are gemmRows32 for 16·v columns in v AVX-512
 // vectors, v = 1…4, the last vector restricted to the lanes set in mask

@@ -2,10 +2,11 @@
 
 package tensor
 
-import "golang.org/x/sys/cpu"
+import "github.com/prcaps/prcaps/internal/kernels"
 
-// haveAVX2FMA reports whether the AVX2+FMA row kernels below can run.
-var haveAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// haveAVX2FMA reports whether the AVX2+FMA row kernels below run: the
+// kernel set (internal/kernels, PRCAPS_KERNELS) is avx2 or avx512.
+var haveAVX2FMA = kernels.Current() >= kernels.AVX2
 
 // axpyRows32 sets dst[0:32] to (acc ? dst[0:32] : 0) + Σ_{e<n} w[e]·h[idx[e]·stride : +32],
 // holding the 32 sums in registers across all n terms. The caller

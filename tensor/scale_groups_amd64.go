@@ -7,3 +7,9 @@ package tensor
 //
 //go:noescape
 func scaleGroups4Z(dst, x, s *float32, n int, acc bool)
+
+// scaleGroups4Y is scaleGroups4Z on AVX2+FMA machines (no FMA in it: one
+// product and one sum, as the loop), with the same bits.
+//
+//go:noescape
+func scaleGroups4Y(dst, x, s *float32, n int, acc bool)

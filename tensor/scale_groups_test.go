@@ -8,8 +8,9 @@ import (
 )
 
 // ScaleGroups gives the plain loop's bits, with and without accumulation,
-// for groups of 1-5 values (four takes the AVX-512 kernel where there is
-// one) and group counts around its four-group vectors, in float32 and
+// for groups of 1-5 values (four takes the AVX-512 or AVX2 kernel where
+// the kernel set has one, and on AVX-512 machines the AVX2 kernel too) and
+// group counts around its four-group vectors, in float32 and
 // float64.
 func TestScaleGroups(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
@@ -18,6 +19,13 @@ func TestScaleGroups(t *testing.T) {
 			for _, acc := range []bool{false, true} {
 				name := fmt.Sprintf("k=%d/n=%d/acc=%v", k, n, acc)
 				t.Run(name+"/float32", func(t *testing.T) { checkScaleGroups[float32](t, rng, k, n, acc) })
+				if scaleGroupsZ { // the AVX2 kernel too
+					t.Run(name+"/float32/avx2", func(t *testing.T) {
+						defer func(z bool) { scaleGroupsZ = z }(scaleGroupsZ)
+						scaleGroupsZ = false
+						checkScaleGroups[float32](t, rng, k, n, acc)
+					})
+				}
 				t.Run(name+"/float64", func(t *testing.T) { checkScaleGroups[float64](t, rng, k, n, acc) })
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/prcaps/prcaps/internal/atomicfile"
+	"github.com/prcaps/prcaps/internal/kernels"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
@@ -219,6 +220,7 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	prog := report.NewProgress(stderr, f.quiet)
 	ds, unit := run.Dataset, run.Unit()
 	prog.Line("%s", run.Describe())
+	prog.Line("%s", machineLine())
 	if f.embed != "" && ds.Task != data.NodeTask {
 		return usagef("--embeddings applies to node classification")
 	}
@@ -248,7 +250,10 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	run.Progress = prog
 	if f.asJSON {
 		run.OnRun, flush = experiment.InRunOrder(func(i int, r train.Result) {
-			enc.Encode(run.Record(i, r))
+			enc.Encode(struct {
+				experiment.RunRecord
+				machine
+			}{run.Record(i, r), thisMachine()})
 		})
 	}
 	ctx, stop := stopContext() // Ctrl-C: the finished runs are summarised
@@ -273,7 +278,10 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		if curve != "" { // not a result of the protocol: never in the JSON records
 			fmt.Fprintln(stderr, curve)
 		}
-		if jerr := enc.Encode(sum); jerr != nil {
+		if jerr := enc.Encode(struct {
+			train.Summary
+			machine
+		}{sum, thisMachine()}); jerr != nil {
 			return jerr
 		}
 		return err
@@ -335,4 +343,18 @@ func scheduleName(s string) string {
 		return train.ScheduleConstant
 	}
 	return s
+}
+
+// machine names what a timing ran on, in train's JSON records and summary:
+// the CPU's model and the kernel set (internal/kernels, PRCAPS_KERNELS).
+type machine struct {
+	CPU     string `json:"cpu"`
+	Kernels string `json:"kernels"`
+}
+
+func thisMachine() machine { return machine{kernels.CPU(), kernels.Name()} }
+
+// machineLine is the progress line that names the CPU and the kernel set.
+func machineLine() string {
+	return fmt.Sprintf("cpu %s, kernels %s (%s caps them: avx512, avx2 or go)", kernels.CPU(), kernels.Name(), kernels.EnvVar)
 }
