@@ -112,9 +112,11 @@ type GraphGPSConfig struct {
 	// RWSESteps is the random-walk lengths 1..RWSESteps of the structural
 	// encoding.
 	RWSESteps int `opt:"rwse-steps" min:"1" max:"64" help:"graphgps: random-walk structural encoding of the return probabilities after 1 to this many steps, 1 to 64 (default 16)"`
-	// PEDim is the width the RWSE is encoded to (GraphGPS's dim_pe); a zero
-	// PEDim means 28, or Hidden/2 when Hidden < 56.
-	PEDim             int  `opt:"pe-dim" min:"1" max:"65535" help:"graphgps: width of the encoded RWSE within hidden, 1 to hidden − 1 (default 28, or hidden/2 below hidden 56)"`
+	// PEDim is the width the RWSE is encoded to (GraphGPS's dim_pe), 28 by
+	// default; it must stay below Hidden, so a Hidden of 28 or less needs
+	// its own PEDim. (A zero PEDim, only possible from Go, means 28 or
+	// Hidden/2, whichever is less.)
+	PEDim             int  `opt:"pe-dim" min:"1" max:"65535" help:"graphgps: width of the encoded RWSE within hidden, 1 to hidden − 1; with --hidden 28 or less, give it too"`
 	HeadLayers        int  `opt:"head-layers" min:"1" max:"8" help:"graphgps: layers of the prediction head (the last maps to the classes), 1 to 8 (default 3)"`
 	NormalizeFeatures bool `opt:"normalize-features"`
 }
@@ -167,7 +169,7 @@ func (c GraphGPSConfig) Validate() error {
 	case c.RWSESteps < 1 || c.RWSESteps > 64:
 		return fmt.Errorf("%d random-walk steps: need 1 to 64", c.RWSESteps)
 	case c.PEDim < 1 || c.PEDim >= c.Hidden:
-		return fmt.Errorf("PE width %d must be in [1, hidden width %d)", c.PEDim, c.Hidden)
+		return fmt.Errorf("PE width %d must be in [1, hidden width %d) (--pe-dim)", c.PEDim, c.Hidden)
 	case c.HeadLayers < 1 || c.HeadLayers > 8:
 		return fmt.Errorf("%d head layers: need 1 to 8", c.HeadLayers)
 	}
