@@ -198,6 +198,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 			return f, err
 		}
 	}
+	if f.suite == "scale" {
+		if err := notApplicable(set, "to the scale suite (PR-CapsNet on generated graphs of --edges sizes, one run each from --first-seed)", "dataset", "split", "seeds", "models"); err != nil {
+			return f, err
+		}
+	}
 	switch { // zero means a default in experiment.Options; on the command line it is a mistake
 	case o.Seeds < 1:
 		return f, usagef("--seeds must be at least 1")

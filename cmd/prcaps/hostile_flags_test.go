@@ -260,6 +260,7 @@ func TestHostileFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"train", "--data", "", "--node-attr"}, 2, "--node-attr does not apply to Cora"},
 		{[]string{"train", "--edges", edges, "--labels", edges, "--dataset", "citeseer"}, 2, "--dataset does not apply with --edges"},
 		{[]string{"train", "--edges", edges, "--labels", edges, "--data", "/tmp"}, 2, "--data does not apply with --edges"},
+		{[]string{"bench", "--suite", "scale", "--data", "", "--dataset", "cora", "--list"}, 2, "--dataset does not apply to the scale suite"},
 		{[]string{"train", "--data", "", "--lr-step-every", "10"}, 2, "--lr-step-every does not apply to the constant learning-rate schedule"},
 		{[]string{"train", "--data", "", "--lr-schedule", "cosine", "--lr-step-every", "10"}, 2, "--lr-step-every does not apply to the cosine"},
 		{[]string{"bench", "--data", "", "--suite", "graph", "--split", "public"}, 2, "--split does not apply to graph-classification tables"},
