@@ -34,8 +34,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	// --log is read and appended (an input of itself); the others are
 	// replaced, so none may be another or a dataset file.
-	if err := checkPaths(datasetInputs("", f.opt.Root), []pathArg{{"--log", f.opt.Log, false},
-		{"--cpuprofile", f.cpuProfile, false}, {"--out", f.out, true}}); err != nil {
+	if err := checkPaths(datasetInputs("", f.opt.Root), []pathArg{{Flag: "--log", Path: f.opt.Log},
+		{Flag: "--cpuprofile", Path: f.cpuProfile}, {Flag: "--out", Path: f.out, Dir: true}}); err != nil {
 		return err
 	}
 	if f.cpuProfile != "" {

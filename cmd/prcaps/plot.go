@@ -46,7 +46,7 @@ func runPlot(args []string, stdout, stderr io.Writer) error {
 	if len(files) == 0 {
 		return usagef("no results to plot: give curves, embeddings or bench files (prcaps train --curves FILE, --embeddings FILE; prcaps bench --json)")
 	}
-	if err := checkPaths(nil, []pathArg{{"--out", *out, true}}); err != nil {
+	if err := checkPaths(nil, []pathArg{{Flag: "--out", Path: *out, Dir: true}}); err != nil {
 		return err
 	}
 	if st, err := os.Stat(*out); err != nil || !st.IsDir() {

@@ -137,13 +137,13 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 // checkPaths checks the output flags against the inputs, before the
 // profile starts or any data is read (see checkPaths).
 func (f *trainFlags) checkPaths() error {
-	inputs := []pathArg{{"--edges", f.edges, false}, {"--features", f.features, false}, {"--labels", f.labels, false}}
+	inputs := []pathArg{{Flag: "--edges", Path: f.edges}, {Flag: "--features", Path: f.features}, {Flag: "--labels", Path: f.labels}}
 	if f.edges == "" {
 		inputs = append(inputs, datasetInputs(f.dataset, f.root)...)
 	}
-	return checkPaths(inputs, []pathArg{{"--save", f.save, false}, {"--curves", f.curves, false},
-		{"--embeddings", f.embed, false}, {"--test-curve", f.testCurve, false}, {"--cpuprofile", f.cpuProfile, false},
-		{"--val-logits", f.valLogits, true}})
+	return checkPaths(inputs, []pathArg{{Flag: "--save", Path: f.save}, {Flag: "--curves", Path: f.curves},
+		{Flag: "--embeddings", Path: f.embed}, {Flag: "--test-curve", Path: f.testCurve}, {Flag: "--cpuprofile", Path: f.cpuProfile},
+		{Flag: "--val-logits", Path: f.valLogits, Dir: true}})
 }
 
 // check applies the protocol flags to the protocol of the dataset's task,

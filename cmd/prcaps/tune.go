@@ -68,8 +68,8 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	}
 	// The log is read and appended: an input of itself, but never the grid,
 	// a dataset file or something other than a regular file.
-	inputs := append([]pathArg{{"--grid", f.grid, false}}, datasetInputs(f.dataset, f.root)...)
-	if err := checkPaths(inputs, []pathArg{{"--log", f.log, false}}); err != nil {
+	inputs := append([]pathArg{{Flag: "--grid", Path: f.grid}}, datasetInputs(f.dataset, f.root)...)
+	if err := checkPaths(inputs, []pathArg{{Flag: "--log", Path: f.log}}); err != nil {
 		return err
 	}
 	ctx, stop := stopContext()
