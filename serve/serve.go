@@ -64,17 +64,29 @@ func DefaultLimits() Limits {
 // withDefaults fills the zero fields.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	for _, f := range []struct{ v, def *int64 }{{&l.MaxBodyBytes, &d.MaxBodyBytes}, {&l.MaxMemory, &d.MaxMemory},
-		{(*int64)(&l.Timeout), (*int64)(&d.Timeout)}, {(*int64)(&l.QueueWait), (*int64)(&d.QueueWait)}} {
-		if *f.v == 0 {
-			*f.v = *f.def
-		}
+	if l.MaxBodyBytes == 0 {
+		l.MaxBodyBytes = d.MaxBodyBytes
 	}
-	for _, f := range []struct{ v, def *int }{{&l.MaxGraphs, &d.MaxGraphs}, {&l.MaxNodes, &d.MaxNodes},
-		{&l.MaxEdges, &d.MaxEdges}, {&l.MaxInFlight, &d.MaxInFlight}} {
-		if *f.v == 0 {
-			*f.v = *f.def
-		}
+	if l.MaxGraphs == 0 {
+		l.MaxGraphs = d.MaxGraphs
+	}
+	if l.MaxNodes == 0 {
+		l.MaxNodes = d.MaxNodes
+	}
+	if l.MaxEdges == 0 {
+		l.MaxEdges = d.MaxEdges
+	}
+	if l.Timeout == 0 {
+		l.Timeout = d.Timeout
+	}
+	if l.MaxMemory == 0 {
+		l.MaxMemory = d.MaxMemory
+	}
+	if l.MaxInFlight == 0 {
+		l.MaxInFlight = d.MaxInFlight
+	}
+	if l.QueueWait == 0 {
+		l.QueueWait = d.QueueWait
 	}
 	return l
 }
@@ -269,7 +281,7 @@ func (s *Server) predict(w http.ResponseWriter, r *http.Request) {
 	var st *status
 	switch {
 	case err == nil:
-		s.write(w, http.StatusOK, Response{Predictions: preds})
+		writeJSON(w, http.StatusOK, Response{Predictions: preds})
 		return
 	case errors.As(err, &st):
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
@@ -501,24 +513,19 @@ func (s *Server) returnMemory() {
 	}()
 }
 
-// write encodes v first, so that a value JSON cannot encode is a 500 with
-// an error, never a 200 with an empty or cut body.
-func (s *Server) write(w http.ResponseWriter, code int, v any) {
+// writeJSON encodes v before writing the status, so that a value JSON
+// cannot encode is a 500 with an error, never a 200 with an empty or cut
+// body.
+func writeJSON(w http.ResponseWriter, code int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, fmt.Errorf("encoding the answer: %w", err))
-		return
+		code = http.StatusInternalServerError
+		b, _ = json.Marshal(map[string]string{"error": fmt.Sprintf("encoding the answer: %v", err)})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(code)
 	w.Write(append(b, '\n'))
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
 }
 
 func writeError(w http.ResponseWriter, status int, err error) {
