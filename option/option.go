@@ -131,8 +131,7 @@ func structOf(cfg any) (reflect.Value, bool) {
 // (min, max, gt, lt).
 type RangeError struct {
 	Name, Value string
-	Min, Max    string // inclusive bounds, "" when not given
-	Gt, Lt      string // exclusive bounds, "" when not given
+	Range       // the field's bounds
 }
 
 func (e *RangeError) Error() string {
@@ -165,7 +164,8 @@ func (e *RangeError) Want() string {
 
 // Range is the range tags of an option field; Check and Set read them.
 type Range struct {
-	Min, Max, Gt, Lt string
+	Min, Max string // inclusive bounds, "" when not given
+	Gt, Lt   string // exclusive bounds, "" when not given
 }
 
 // RangeOf returns the range tags of the field of cfg (a pointer to a
@@ -216,7 +216,7 @@ func rangeTags(f reflect.StructField) Range {
 // field's range tags.
 func inRange(f reflect.StructField, name, value string, x float64) error {
 	if r := rangeTags(f); r.out(x) {
-		return &RangeError{Name: name, Value: value, Min: r.Min, Max: r.Max, Gt: r.Gt, Lt: r.Lt}
+		return &RangeError{Name: name, Value: value, Range: r}
 	}
 	return nil
 }
