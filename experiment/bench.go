@@ -562,8 +562,14 @@ func (b *Bench) memoVariant(t Table, v Variant, d benchDataset) (train.Summary, 
 }
 
 // memoKey identifies a protocol run: the configuration, the dataset and
-// the task.
+// the task. It is also what the fold log's cell keys digest, so it keeps
+// the form the committed logs were written in: the step schedule's period
+// is written 0 when it is 50 (recipes left it implicit then) and when the
+// schedule is another, which never reads it.
 func memoKey(name string, mc model.Config, tc train.Config, dataset string, graph bool) string {
+	if tc.LRSchedule != train.ScheduleStep || tc.StepEvery == model.DefaultStepEvery {
+		tc.StepEvery = 0
+	}
 	return fmt.Sprintf("%s|%+v|%+v|%s|%v", name, mc, tc, dataset, graph)
 }
 

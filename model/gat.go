@@ -20,6 +20,12 @@ func init() {
 	} {
 		Register(Spec{
 			Name: s.name, Task: data.NodeTask, Summary: s.summary,
+			// Veličković et al.'s Adam at lr 0.005 with weight decay 5e-4,
+			// stopping after 100 epochs without a better validation accuracy
+			// (their patience), at most 1,000 epochs: at 200 the best
+			// validation epoch was the last or nearly
+			// (docs/notes/baselines.md).
+			Recipe:  Recipe{Epochs: 1000, Patience: 100, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adam", StepEvery: DefaultStepEvery},
 			Default: func() Config { c := DefaultGATConfig(); c.V2 = s.v2; return &c },
 			Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 				return NewGAT(*cfg.(*GATConfig), shape, seed)
@@ -34,13 +40,13 @@ func init() {
 // layer of OutHeads heads (averaged) over the classes; attention
 // coefficients dropped out at Dropout too. Zero sizes mean the defaults.
 type GATConfig struct {
-	Hidden   int     `opt:"hidden" min:"1" max:"65536"`
-	Heads    int     `opt:"heads" min:"1" max:"64" help:"gat, gatv2: attention heads of the hidden layer, 1 to 64 (default 8)"`
-	OutHeads int     `opt:"out-heads" min:"1" max:"64" help:"gat, gatv2: attention heads of the output layer, averaged, 1 to 64 (default 1)"`
-	Dropout  float64 `opt:"dropout" min:"0" lt:"1"`
+	Hidden   int     `opt:"hidden" min:"1" max:"65536" help:"features per head of the hidden attention layer, 1 to 65536"`
+	Heads    int     `opt:"heads" min:"1" max:"64" help:"attention heads of the hidden layer, 1 to 64"`
+	OutHeads int     `opt:"out-heads" min:"1" max:"64" help:"attention heads of the output layer, averaged, 1 to 64"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the inputs of both layers and of the attention coefficients, in [0, 1)"`
 	// V2 selects GATv2's attention (the gatv2 model).
 	V2                bool
-	NormalizeFeatures bool `opt:"normalize-features"`
+	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
 // DefaultGATConfig is the published setting: 8 heads × 8 hidden, one

@@ -20,6 +20,9 @@ func init() {
 	} {
 		Register(Spec{
 			Name: s.name, Task: data.GraphTask, Summary: s.summary,
+			// GAT's optimiser (Adam at lr 0.005, weight decay 5e-4) for the
+			// graph defaults' 100 epochs and batch of 16.
+			Recipe:  Recipe{Epochs: 100, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adam", BatchSize: DefaultBatchSize, StepEvery: DefaultStepEvery},
 			Default: func() Config { c := DefaultGATGraphConfig(); c.V2 = s.v2; return &c },
 			Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 				return NewGATGraph(*cfg.(*GATGraphConfig), shape, seed)
@@ -51,10 +54,10 @@ func (r *Readout) UnmarshalText(b []byte) error { return enumParse("readout", re
 // to the classes. Dropout applies to the input features, the hidden layer
 // and the attention coefficients, as in GAT. Zero sizes mean the defaults.
 type GATGraphConfig struct {
-	Hidden  int     `opt:"hidden" min:"1" max:"65536"`
-	Heads   int     `opt:"heads" min:"1" max:"64"`
-	Dropout float64 `opt:"dropout" min:"0" lt:"1"`
-	Readout Readout `opt:"readout" help:"graph gat, gatv2: pooling of each graph's nodes, mean or sum (default mean)"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"features per head of the attention layers, 1 to 65536"`
+	Heads   int     `opt:"heads" min:"1" max:"64" help:"attention heads of each layer, 1 to 64"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the layers' inputs and of the attention coefficients, in [0, 1)"`
+	Readout Readout `opt:"readout" help:"pooling of each graph's nodes, mean or sum"`
 	// V2 selects GATv2's attention (the gatv2 model).
 	V2 bool
 }

@@ -15,6 +15,8 @@ func init() {
 	Register(Spec{
 		Name: "gcn", Task: data.NodeTask,
 		Summary: "two-layer GCN (Kipf & Welling 2017)",
+		// Kipf & Welling's Adam at lr 0.01, weight decay 5e-4, 200 epochs.
+		Recipe:  NodeRecipe,
 		Default: func() Config { c := DefaultGCNConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewGCN(*cfg.(*GCNConfig), shape, seed)
@@ -27,14 +29,14 @@ func init() {
 // first layer only and raw features, so start from DefaultGCNConfig for
 // the paper's setting.
 type GCNConfig struct {
-	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536 (default 64)"`
-	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on the input features and the hidden layer, in [0, 1) (default 0.5)"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on the input features and the hidden layer, in [0, 1)"`
 	// DecayAll applies weight decay to both layers; by default only the
 	// first layer is decayed, as in Kipf & Welling and PyG's example.
-	DecayAll bool `opt:"decay-all" help:"gcn: weight decay on both layers, not only the first"`
+	DecayAll bool `opt:"decay-all" help:"weight decay on both layers, not only the first"`
 	// NormalizeFeatures divides each node's features by their sum (default
 	// on, as Kipf & Welling's preprocessing and PyG's NormalizeFeatures).
-	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum (default: on for gcn, off for prcapsnet)"`
+	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
 // DefaultGCNConfig is hidden 64, dropout 0.5, weight decay on the first

@@ -15,6 +15,9 @@ func init() {
 	Register(Spec{
 		Name: "gin", Task: data.GraphTask,
 		Summary: "GIN-0 (Xu et al. 2019): sum aggregation, 2-layer MLPs with batch norm, sum readout of every layer",
+		// Xu et al.'s Adam at lr 0.01 halved every 50 epochs, no weight
+		// decay, 350 epochs, batch 32.
+		Recipe:  Recipe{Epochs: 350, LR: 0.01, Optimizer: "adam", LRSchedule: "step", BatchSize: 32, StepEvery: DefaultStepEvery},
 		Default: func() Config { c := DefaultGINConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewGIN(*cfg.(*GINConfig), shape, seed)
@@ -25,9 +28,9 @@ func init() {
 // GINConfig configures GIN. In NewGIN, zero fields mean the defaults of
 // DefaultGINConfig except Dropout, whose zero is no dropout.
 type GINConfig struct {
-	Layers  int     `opt:"layers" min:"2" max:"64" help:"gin: layers counting the input, so layers−1 GIN layers, 2 to 64 (default 5)"`
-	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536 (default 64)"`
-	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on each layer's readout scores, in [0, 1) (default 0.5)"`
+	Layers  int     `opt:"layers" min:"2" max:"64" help:"layers counting the input, so layers−1 GIN layers, 2 to 64"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on each layer's readout scores, in [0, 1)"`
 }
 
 // DefaultGINConfig is Xu et al.'s TU setting: 5 layers (the input and 4

@@ -17,6 +17,10 @@ func init() {
 	Register(Spec{
 		Name: "graphgps", Task: data.NodeTask,
 		Summary: "GraphGPS: GPS layers of GCN and global attention (full or Performer) on features and random-walk encodings (Rampášek et al. 2022)",
+		// GraphGPS's optimiser: AdamW at lr 0.001 with weight decay 1e-5,
+		// cosine annealing, clipping at 1, 200 epochs (their warm-up is not
+		// modelled).
+		Recipe:  Recipe{Epochs: 200, LR: 0.001, WeightDecay: 1e-5, Optimizer: "adamw", Clip: 1, LRSchedule: "cosine", StepEvery: DefaultStepEvery},
 		Default: func() Config { c := DefaultGraphGPSConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewGraphGPS(*cfg.(*GraphGPSConfig), shape, seed)
@@ -102,23 +106,23 @@ const GPSFullAttentionMaxNodes = 10000
 // (zero means off) and Attention and Norm, whose zero values are auto and
 // layer.
 type GraphGPSConfig struct {
-	Hidden      int          `opt:"hidden" min:"2" max:"65536"`
-	Layers      int          `opt:"layers" min:"1" max:"32" help:"prcapsnet: routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3); tgnn: message-passing layers, 1 to 32; graphgps: GPS layers, 1 to 32"`
-	Heads       int          `opt:"heads" min:"1" max:"64"`
-	Dropout     float64      `opt:"dropout" min:"0" lt:"1"`
-	AttnDropout float64      `opt:"attn-dropout" min:"0" lt:"1" help:"graphgps: dropout probability inside the global attention (of the attention weights; of the output with performer), in [0, 1) (default 0.5)"`
-	Attention   GPSAttention `opt:"attention" help:"graphgps: global attention: full (exact softmax), performer (FAVOR+, linear in the nodes) or auto (full up to 10,000 nodes) (default auto)"`
-	Norm        GPSNorm      `opt:"norm" help:"normalisation: tgnn: after each layer, none or layer (LayerNorm); graphgps: in the GPS layers and the head, layer (LayerNorm, for GraphGPS's BatchNorm) or none"`
+	Hidden      int          `opt:"hidden" min:"2" max:"65536" help:"hidden width, 2 to 65536"`
+	Layers      int          `opt:"layers" min:"1" max:"32" help:"GPS layers, 1 to 32"`
+	Heads       int          `opt:"heads" min:"1" max:"64" help:"heads of the global attention, 1 to 64"`
+	Dropout     float64      `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the GPS layers' local and global branches and of the head, in [0, 1)"`
+	AttnDropout float64      `opt:"attn-dropout" min:"0" lt:"1" help:"dropout probability inside the global attention (of the attention weights; of the output with performer), in [0, 1)"`
+	Attention   GPSAttention `opt:"attention" help:"global attention: full (exact softmax), performer (FAVOR+, linear in the nodes) or auto (full up to 10,000 nodes)"`
+	Norm        GPSNorm      `opt:"norm" help:"normalisation in the GPS layers and the head: layer (LayerNorm, for GraphGPS's BatchNorm) or none"`
 	// RWSESteps is the random-walk lengths 1..RWSESteps of the structural
 	// encoding.
-	RWSESteps int `opt:"rwse-steps" min:"1" max:"64" help:"graphgps: random-walk structural encoding of the return probabilities after 1 to this many steps, 1 to 64 (default 16)"`
+	RWSESteps int `opt:"rwse-steps" min:"1" max:"64" help:"random-walk structural encoding of the return probabilities after 1 to this many steps, 1 to 64"`
 	// PEDim is the width the RWSE is encoded to (GraphGPS's dim_pe), 28 by
 	// default; it must stay below Hidden, so a Hidden of 28 or less needs
 	// its own PEDim. (A zero PEDim, only possible from Go, means 28 or
 	// Hidden/2, whichever is less.)
-	PEDim             int  `opt:"pe-dim" min:"1" max:"65535" help:"graphgps: width of the encoded RWSE within hidden, 1 to hidden − 1; with --hidden 28 or less, give it too"`
-	HeadLayers        int  `opt:"head-layers" min:"1" max:"8" help:"graphgps: layers of the prediction head (the last maps to the classes), 1 to 8 (default 3)"`
-	NormalizeFeatures bool `opt:"normalize-features"`
+	PEDim             int  `opt:"pe-dim" min:"1" max:"65535" help:"width of the encoded RWSE within hidden, 1 to hidden − 1; with --hidden 28 or less, give it too"`
+	HeadLayers        int  `opt:"head-layers" min:"1" max:"8" help:"layers of the prediction head (the last maps to the classes), 1 to 8"`
+	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
 // DefaultGraphGPSConfig is the setting described on GraphGPSConfig.

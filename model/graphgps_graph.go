@@ -15,6 +15,10 @@ func init() {
 	Register(Spec{
 		Name: "graphgps", Task: data.GraphTask,
 		Summary: "GraphGPS with a graph readout: GPS layers with full attention within each graph, RWSE, mean pooling, MLP head",
+		// GraphGPS's optimiser (AdamW at lr 0.001, weight decay 1e-5,
+		// cosine annealing, clipping at 1) for the graph defaults' 100
+		// epochs, batch 32 (their graph-level configurations' batch).
+		Recipe:  Recipe{Epochs: 100, LR: 0.001, WeightDecay: 1e-5, Optimizer: "adamw", Clip: 1, LRSchedule: "cosine", BatchSize: 32, StepEvery: DefaultStepEvery},
 		Default: func() Config { c := DefaultGraphGPSConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewGraphGPSGraph(*cfg.(*GraphGPSConfig), shape, seed)

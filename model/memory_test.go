@@ -204,7 +204,7 @@ func TestRegisterNeedsAMemoryEstimate(t *testing.T) {
 			t.Errorf("Register of a config without an estimate: %v", r)
 		}
 	}()
-	model.Register(model.Spec{Name: "test-no-estimate", Task: data.NodeTask,
+	model.Register(model.Spec{Name: "test-no-estimate", Task: data.NodeTask, Recipe: model.NodeRecipe,
 		Default: func() model.Config { return noEstimate{} },
 		Build:   func(model.Config, model.Shape, uint64) (model.Model, error) { return nil, nil }})
 }

@@ -14,6 +14,11 @@ func init() {
 	Register(Spec{
 		Name: "mlp", Task: data.GraphTask,
 		Summary: "structure-agnostic baseline (Errica et al. 2020): the sum of a graph's node features through an MLP, no edges",
+		// The middle of Errica et al.'s grid for their structure-agnostic
+		// baseline: Adam at lr 0.001 with weight decay 0.001, at most 5,000
+		// epochs with patience 500 (their early stopping), batch 32 (their
+		// smaller batch).
+		Recipe:  Recipe{Epochs: 5000, Patience: 500, LR: 0.001, WeightDecay: 0.001, Optimizer: "adam", BatchSize: 32, StepEvery: DefaultStepEvery},
 		Default: func() Config { c := DefaultMLPConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewMLP(*cfg.(*MLPConfig), shape, seed)
@@ -24,12 +29,12 @@ func init() {
 // MLPConfig configures the structure-agnostic baseline. A zero Hidden
 // means 128.
 type MLPConfig struct {
-	Hidden int `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536 (default 128)"`
+	Hidden int `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
 	// OutputReLU applies a ReLU to the class scores, as Errica et al.'s
 	// code does. Off by default: with one fixed configuration instead of
 	// their grid, it kills every logit of some folds (on MUTAG 5 of 10
 	// folds predicted one class throughout).
-	OutputReLU bool `opt:"output-relu" help:"mlp: a ReLU on the class scores, as Errica et al.'s code has (off: it kills every logit of some folds)"`
+	OutputReLU bool `opt:"output-relu" help:"a ReLU on the class scores, as Errica et al.'s code has (off: it kills every logit of some folds)"`
 }
 
 // DefaultMLPConfig is hidden 128 (the middle of Errica et al.'s grid

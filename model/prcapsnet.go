@@ -16,6 +16,9 @@ func init() {
 	Register(Spec{
 		Name: "prcapsnet", Task: data.NodeTask,
 		Summary: "PR-CapsNet node network and its ablation variants (Qin et al., WSDM 2026)",
+		// The authors' code: AdamW at lr 0.005 with weight decay 5e-4,
+		// gradient-norm clipping at 1, 200 epochs (DESIGN §5 "Optimiser").
+		Recipe:  Recipe{Epochs: 200, LR: 0.005, WeightDecay: 5e-4, Optimizer: "adamw", Clip: 1, StepEvery: DefaultStepEvery},
 		Default: func() Config { c := DefaultPRCapsConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewPRCapsNet(*cfg.(*PRCapsConfig), shape, seed)

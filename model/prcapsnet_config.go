@@ -29,46 +29,46 @@ import (
 // DefaultPRCapsConfig is the node network's default with its dropout,
 // DefaultPRCapsGraphConfig the graph network's.
 type PRCapsConfig struct {
-	Hidden int  `opt:"hidden" min:"1" max:"65536" help:"hidden width of the GCN stem, 1 to 65536 (default 64)"`
-	Stem   Stem `opt:"stem" help:"prcapsnet: the stem's aggregation: gcn (D^-1/2 (A+I) D^-1/2) or sum (A+I, GIN-0's, keeps neighbour counts)"`
+	Hidden int  `opt:"hidden" min:"1" max:"65536" help:"hidden width of the GCN stem, 1 to 65536"`
+	Stem   Stem `opt:"stem" help:"the stem's aggregation: gcn (D^-1/2 (A+I) D^-1/2) or sum (A+I, GIN-0's, keeps neighbour counts)"`
 	// S and T give the capsule manifold Q_{s,t}: s space-like and t+1
 	// time-like dimensions, D = s+t+1 (default 9, 9 when both are zero).
-	S int `opt:"s" min:"0" max:"512" help:"prcapsnet: space-like capsule dimensions s, 0 to 512 (default 9)"`
-	T int `opt:"t" min:"1" max:"64" help:"prcapsnet: time-like capsule dimensions t, 1 to 64; the time block has t+1 (default 9)"`
+	S int `opt:"s" min:"0" max:"512" help:"space-like capsule dimensions s, 0 to 512"`
+	T int `opt:"t" min:"1" max:"64" help:"time-like capsule dimensions t, 1 to 64; the time block has t+1"`
 	// Layers is the number of node-level routing layers L (default 1, as
 	// in the authors' code; the paper's text says 3).
-	Layers int `opt:"layers" min:"1" max:"16" help:"prcapsnet: routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3); tgnn: message-passing layers, 1 to 32"`
+	Layers int `opt:"layers" min:"1" max:"16" help:"routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3)"`
 
-	Routing    Routing    `opt:"routing" help:"prcapsnet: acr, pcr, euclidean (Caps only) or none (PR only)"`
-	Classifier Classifier `opt:"classifier" help:"prcapsnet: prcc or linear"`
+	Routing    Routing    `opt:"routing" help:"acr, pcr, euclidean (Caps only) or none (PR only)"`
+	Classifier Classifier `opt:"classifier" help:"prcc or linear"`
 	// ClassifierScale is PRCC's initial logit scale softplus(τ₀); τ =
 	// softplus(τ₀)·√|β| is learned from there (default 10; the paper gives
 	// no initial τ).
-	ClassifierScale float64 `opt:"prcc-scale" gt:"0" max:"1e6" help:"prcapsnet: PRCC's initial logit scale softplus(τ₀), in (0, 1e6] (default 10)"`
+	ClassifierScale float64 `opt:"prcc-scale" gt:"0" max:"1e6" help:"PRCC's initial logit scale softplus(τ₀), in (0, 1e6]"`
 
-	K          int                 `opt:"k" min:"1" max:"64" help:"prcapsnet: perspectives K of adaptive curvature routing, 1 to 64 (default 4)"`
-	Iters      int                 `opt:"iters" min:"1" max:"64" help:"prcapsnet: routing iterations T, 1 to 64 (default 3)"`
-	Activation manifold.Activation `opt:"activation" help:"prcapsnet: tangent activation squash, tanh, relu or identity"`
+	K          int                 `opt:"k" min:"1" max:"64" help:"perspectives K of adaptive curvature routing, 1 to 64"`
+	Iters      int                 `opt:"iters" min:"1" max:"64" help:"routing iterations T, 1 to 64"`
+	Activation manifold.Activation `opt:"activation" help:"tangent activation squash, tanh, relu or identity"`
 	// Coupling is the normalisation set of the coupling coefficients: the
 	// children of each parent (default) or the parents of each child.
-	Coupling    capsule.Coupling `opt:"coupling" help:"prcapsnet: coupling: children (softmax over the children of each parent) or parents (over the parents of each child, classic CapsNet; in the graph network a class capsule then sums its graph's nodes)"`
-	DetachB     bool             `opt:"detach-b" help:"prcapsnet: stop gradients through the routing logits (CapsGNN style)"`
-	RoutingInit RoutingInit      `opt:"routing-init" help:"prcapsnet: initialisation of the routing layers' prediction weights: identity (I + U(±0.05)), torch (U(±1/√fan_in), PyTorch's nn.Linear default) or, in the graph network, torch-graph (torch in the graph-level layer only)"`
+	Coupling    capsule.Coupling `opt:"coupling" help:"coupling: children (softmax over the children of each parent) or parents (over the parents of each child, classic CapsNet; in the graph network a class capsule then sums its graph's nodes)"`
+	DetachB     bool             `opt:"detach-b" help:"stop gradients through the routing logits (CapsGNN style)"`
+	RoutingInit RoutingInit      `opt:"routing-init" help:"initialisation of the routing layers' prediction weights: identity (I + U(±0.05)), torch (U(±1/√fan_in), PyTorch's nn.Linear default) or, in the graph network, torch-graph (torch in the graph-level layer only)"`
 
-	NoC            bool `opt:"no-gate-c" help:"prcapsnet: remove the gate's curvature-compatibility term"`
-	NoA            bool `opt:"no-gate-a" help:"prcapsnet: remove the gate's feature-alignment term"`
-	NoR            bool `opt:"no-gate-r" help:"prcapsnet: remove the gate's routing-consistency term"`
-	FixedCurvature bool `opt:"fixed-curvature" help:"prcapsnet: freeze the manifold and perspective curvatures"`
+	NoC            bool `opt:"no-gate-c" help:"remove the gate's curvature-compatibility term"`
+	NoA            bool `opt:"no-gate-a" help:"remove the gate's feature-alignment term"`
+	NoR            bool `opt:"no-gate-r" help:"remove the gate's routing-consistency term"`
+	FixedCurvature bool `opt:"fixed-curvature" help:"freeze the manifold and perspective curvatures"`
 
 	// Dropout is the dropout probability on the stem's hidden layer.
-	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the hidden layer, and of GCN's input features, in [0, 1) (default 0.5)"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the hidden layer, and of GCN's input features, in [0, 1)"`
 	// InputDropout is the dropout probability on the input node features
 	// (0.5 in the node network's default, 0 in the graph network's, whose
 	// inputs are one-hot node labels).
-	InputDropout float64 `opt:"input-dropout" min:"0" lt:"1" help:"prcapsnet: dropout probability of the input node features, in [0, 1) (default 0.5 node, 0 graph)"`
+	InputDropout float64 `opt:"input-dropout" min:"0" lt:"1" help:"dropout probability of the input node features, in [0, 1)"`
 	// NormalizeFeatures divides each node's input features by their sum
 	// (GCN's usual preprocessing).
-	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum (default: on for gcn, off for prcapsnet)"`
+	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
 // The ranges of the configuration's sizes: far beyond the paper's (hidden

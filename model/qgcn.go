@@ -16,6 +16,9 @@ func init() {
 	Register(Spec{
 		Name: "qgcn", Task: data.NodeTask,
 		Summary: "Q-GCN: a pseudo-Riemannian graph convolution, then a tangent-space linear decoder (Xiong et al. 2022)",
+		// The authors' repository defaults: Adam at lr 0.01 with no weight
+		// decay, at most 2,000 epochs with patience 100.
+		Recipe:  Recipe{Epochs: 2000, Patience: 100, LR: 0.01, Optimizer: "adam", StepEvery: DefaultStepEvery},
 		Default: func() Config { c := DefaultQGCNConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewQGCN(*cfg.(*QGCNConfig), shape, seed)
@@ -30,13 +33,13 @@ func init() {
 // β = −1 fixed, no dropout, raw features. NewQGCN takes zero fields as these defaults (Validate does not),
 // except Dropout and the booleans.
 type QGCNConfig struct {
-	Hidden  int     `opt:"hidden" min:"2" max:"65536" help:"qgcn: tangent width s + t of the manifold Q_{s,t}, 2 to 65536 (default 128)"`
-	TimeDim int     `opt:"time-dim" min:"1" max:"65536" help:"qgcn: time dimension t of Q_{s,t}, 1 to hidden (default 1)"`
-	Beta    float64 `opt:"beta" min:"-1e6" lt:"-1e-4" help:"qgcn: curvature β of Q, below −1e-4 (default −1)"`
+	Hidden  int     `opt:"hidden" min:"2" max:"65536" help:"tangent width s + t of the manifold Q_{s,t}, 2 to 65536"`
+	TimeDim int     `opt:"time-dim" min:"1" max:"65536" help:"time dimension t of Q_{s,t}, 1 to hidden"`
+	Beta    float64 `opt:"beta" min:"-1e6" lt:"-1e-4" help:"curvature β of Q, below −1e-4"`
 	// LearnCurvature trains β; Q-GCN's default keeps it fixed (c = −1).
-	LearnCurvature    bool    `opt:"learn-curvature" help:"qgcn: train the curvature β instead of keeping it fixed"`
-	Dropout           float64 `opt:"dropout" min:"0" lt:"1"`
-	NormalizeFeatures bool    `opt:"normalize-features"`
+	LearnCurvature    bool    `opt:"learn-curvature" help:"train the curvature β instead of keeping it fixed"`
+	Dropout           float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the input features and the hidden layer, in [0, 1)"`
+	NormalizeFeatures bool    `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
 // DefaultQGCNConfig is the authors' default: tangent width 128, t = 1,

@@ -29,6 +29,9 @@ type Spec struct {
 	// Build makes the model for shape from cfg (the type Default returns,
 	// already validated), drawing its initial weights from seed.
 	Build func(cfg Config, shape Shape, seed uint64) (Model, error)
+	// Recipe is how the model trains by default (its published optimiser
+	// and schedule; NodeRecipe or GraphRecipe where it has none).
+	Recipe Recipe
 }
 
 var registry struct {
@@ -37,12 +40,15 @@ var registry struct {
 }
 
 // Register adds s to the registry. It panics if s is incomplete, its
-// default configuration has no memory estimate (MemoryEstimator) or its
-// name is taken for its task: registration happens at init, where a
-// mistake is a programming error.
+// recipe could not train, its default configuration has no memory
+// estimate (MemoryEstimator) or its name is taken for its task:
+// registration happens at init, where a mistake is a programming error.
 func Register(s Spec) {
 	if s.Name == "" || s.Name != strings.ToLower(s.Name) || s.Default == nil || s.Build == nil {
 		panic(fmt.Sprintf("model: Register: incomplete or non-lower-case spec %q", s.Name))
+	}
+	if err := s.Recipe.check(s.Task == data.GraphTask); err != nil {
+		panic(fmt.Sprintf("model: Register: %s model %q: %v", s.Task, s.Name, err))
 	}
 	if _, err := estimator(s.Default()); err != nil {
 		panic(fmt.Sprintf("model: Register: %s model %q: %v: implement ParamBytes and EstimateBytes on its configuration", s.Task, s.Name, err))

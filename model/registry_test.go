@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -190,3 +191,33 @@ func TestConfigOptions(t *testing.T) {
 		t.Errorf("options %v", names)
 	}
 }
+
+// A spec whose recipe could not train is refused at registration, naming
+// the model and the field.
+func TestRegisterChecksTheRecipe(t *testing.T) {
+	for _, tc := range []struct {
+		task   data.Task
+		recipe model.Recipe
+		want   string
+	}{
+		{data.NodeTask, model.Recipe{}, "0 epochs"},
+		{data.NodeTask, model.Recipe{Epochs: 1, LR: math.NaN(), Optimizer: "adam", StepEvery: 1}, "learning rate NaN"},
+		{data.NodeTask, model.Recipe{Epochs: 1, LR: 0.1, Optimizer: "sgd", StepEvery: 1}, `optimizer "sgd"`},
+		{data.NodeTask, model.Recipe{Epochs: 1, LR: 0.1, Optimizer: "adam"}, "step period 0"},
+		{data.NodeTask, model.Recipe{Epochs: 1, LR: 0.1, Optimizer: "adam", StepEvery: 1, BatchSize: 8}, "full-batch"},
+		{data.GraphTask, model.Recipe{Epochs: 1, LR: 0.1, Optimizer: "adam", StepEvery: 1}, "mini-batch"},
+		{data.GraphTask, model.Recipe{Epochs: 1, LR: 0.1, Optimizer: "adam", StepEvery: 1, BatchSize: 8, LRSchedule: "linear"}, `schedule "linear"`},
+	} {
+		func() {
+			defer func() {
+				if r, _ := recover().(string); !strings.Contains(r, "test-bad-recipe") || !strings.Contains(r, tc.want) {
+					t.Errorf("%+v: panic %q, want one naming the model and %q", tc.recipe, r, tc.want)
+				}
+			}()
+			model.Register(model.Spec{Name: "test-bad-recipe", Task: tc.task, Recipe: tc.recipe,
+				Default: func() model.Config { c := model.DefaultGCNConfig(); return &c },
+				Build:   func(model.Config, model.Shape, uint64) (model.Model, error) { return nil, nil }})
+		}()
+	}
+}
+

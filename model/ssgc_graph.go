@@ -15,6 +15,8 @@ func init() {
 	Register(Spec{
 		Name: "ssgc", Task: data.GraphTask,
 		Summary: "SSGClassifier: SSGC's averaged propagation within each graph, a node MLP layer, mean readout, linear head",
+		// No published optimiser for this classifier: GIN's TU setting.
+		Recipe:  GraphRecipe,
 		Default: func() Config { c := DefaultSSGCGraphConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewSSGCGraph(*cfg.(*SSGCGraphConfig), shape, seed)
@@ -29,10 +31,10 @@ func init() {
 // one ReLU layer on every node, the mean over the graph's nodes, a linear
 // head. Zero Hops and Hidden mean the defaults.
 type SSGCGraphConfig struct {
-	Hops    int     `opt:"hops" min:"1" max:"64"`
-	Alpha   float64 `opt:"alpha" min:"0" max:"1"`
-	Hidden  int     `opt:"hidden" min:"1" max:"65536"`
-	Dropout float64 `opt:"dropout" min:"0" lt:"1"`
+	Hops    int     `opt:"hops" min:"1" max:"64" help:"propagation steps K within each graph, 1 to 64"`
+	Alpha   float64 `opt:"alpha" min:"0" max:"1" help:"weight α of the input features in the averaged propagation, in [0, 1]"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"width of the node MLP layer, 1 to 65536"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability after the node MLP layer, in [0, 1)"`
 }
 
 // DefaultSSGCGraphConfig is SSGC's published K = 16, α = 0.05, with a

@@ -15,6 +15,10 @@ func init() {
 	Register(Spec{
 		Name: "tgnn", Task: data.NodeTask,
 		Summary: "TGNN: a classic GNN (GCN, GraphSAGE or GAT) with residuals, normalisation and dropout, to be tuned on validation (Luo et al. 2024)",
+		// Luo et al.'s defaults: Adam at lr 0.001 with weight decay 5e-4,
+		// 500 epochs (prcaps tune searches the rate with the model's
+		// options).
+		Recipe:  Recipe{Epochs: 500, LR: 0.001, WeightDecay: 5e-4, Optimizer: "adam", StepEvery: DefaultStepEvery},
 		Default: func() Config { c := DefaultTGNNConfig(); return &c },
 		Build: func(cfg Config, shape Shape, seed uint64) (Model, error) {
 			return NewTGNN(*cfg.(*TGNNConfig), shape, seed)
@@ -66,17 +70,17 @@ func (n *Norm) UnmarshalText(b []byte) error { return enumParse("norm", normName
 // One difference: their normalisation choices are LayerNorm or BatchNorm;
 // prcaps has no BatchNorm, so Norm offers LayerNorm or none.
 type TGNNConfig struct {
-	Conv     Conv    `opt:"conv" help:"tgnn: message-passing layer: gcn, sage or gat (default gcn)"`
-	Layers   int     `opt:"layers" min:"1" max:"32" help:"prcapsnet: routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3); tgnn: message-passing layers, 1 to 32"`
-	Hidden   int     `opt:"hidden" min:"1" max:"65536"`
-	Heads    int     `opt:"heads" min:"1" max:"64"`
-	Dropout  float64 `opt:"dropout" min:"0" lt:"1"`
-	Norm     Norm    `opt:"norm" help:"tgnn: normalisation after each layer: none or layer (default none)"`
-	Residual bool    `opt:"residual" help:"tgnn: add a linear residual connection to each layer"`
+	Conv     Conv    `opt:"conv" help:"message-passing layer: gcn, sage or gat"`
+	Layers   int     `opt:"layers" min:"1" max:"32" help:"message-passing layers, 1 to 32"`
+	Hidden   int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
+	Heads    int     `opt:"heads" min:"1" max:"64" help:"with --conv gat: attention heads, 1 to 64"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability after each layer, in [0, 1)"`
+	Norm     Norm    `opt:"norm" help:"normalisation after each layer: none or layer (LayerNorm)"`
+	Residual bool    `opt:"residual" help:"add a linear residual connection to each layer"`
 	// JK sums the outputs of all layers before the classifier (the
 	// authors' "jk" switch).
-	JK                bool `opt:"jk" help:"tgnn: classify the sum of every layer's output (jumping knowledge)"`
-	NormalizeFeatures bool `opt:"normalize-features"`
+	JK                bool `opt:"jk" help:"classify the sum of every layer's output (jumping knowledge)"`
+	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
 // DefaultTGNNConfig is Luo et al.'s GCN setting for Cora: 3 layers of 512,

@@ -19,7 +19,7 @@ type GraphBuilder func(seed uint64) (model.GraphModel, error)
 
 // DefaultBatchSize is the graph mini-batch size of the paper (DESIGN §5
 // "Optimiser": batch 16).
-const DefaultBatchSize = 16
+const DefaultBatchSize = model.DefaultBatchSize
 
 // defaultEvalBatch is the mini-batch size of evaluation: in evaluation
 // mode a graph's logits do not depend on the other graphs of its batch, so
@@ -50,7 +50,7 @@ type GraphProtocol struct {
 	FoldSeed  uint64  `opt:"fold-seed" help:"graph: seed of the fold assignment (fixed across models)"`                              // (default 0)
 	FirstSeed uint64  `opt:"first-seed" help:"seed of the first run (node) or of fold 0 (graph)"`                                    // fold f trains from seed FirstSeed+f (initialisation, dropout, shuffling)
 	ValFrac   float64 // inner validation fraction (default data.DefaultInnerVal = 0.1)
-	BatchSize int     `opt:"batch" min:"1" max:"1048576" help:"graph: training mini-batch size (graphs; default: the model's recipe: 16, 32 for gin, mlp, graphgps and grdl, 50 for dgcnn, 256 for gratin)"` // training mini-batch (0: DefaultBatchSize = 16 here; experiment.Run takes RecipeBatchSize)
+	BatchSize int     `opt:"batch" min:"1" max:"1048576" help:"graph: training mini-batch size, in graphs"` // training mini-batch (0: DefaultBatchSize = 16 here; experiment.Run takes RecipeBatchSize)
 	EvalBatch int     // evaluation mini-batch (default 128; does not change results)
 	// MicroBatchNodes bounds the nodes of the micro-batches in which a
 	// training mini-batch goes through the model (default
@@ -71,7 +71,7 @@ type GraphProtocol struct {
 	// (RecipeSeededMicroBatches). A model with buffers (batch norm) runs
 	// every piece on the fold's own model, so it gains no speed from it,
 	// though its dropout masks still come from the pieces' seeds.
-	MicroBatchSeeds string `opt:"micro-batch-seeds" help:"graph: on: each micro-batch of a mini-batch draws its dropout masks from a seed of its own and the gradients add up in micro-batch order, so that a fold alone runs its micro-batches on every core with the same results; off: one after another, drawing from the fold's generator in turn (the baselines' published tables, and PR-CapsNet's before a7525e3) (default: the model's recipe: on for prcapsnet, off otherwise)"`
+	MicroBatchSeeds string `opt:"micro-batch-seeds" help:"graph: on: each micro-batch of a mini-batch draws its dropout masks from a seed of its own and the gradients add up in micro-batch order, so that a fold alone runs its micro-batches on every core with the same results; off: one after another, drawing from the fold's generator in turn (the baselines' published tables, and PR-CapsNet's before a7525e3)"`
 	// Parallel is the number of folds trained at once (default: one per
 	// core, runtime.GOMAXPROCS, and at most the folds to run; every fold's
 	// kernels keep to one core, see RunGraphProtocols, and with seeded

@@ -307,7 +307,7 @@ func TestRunGraphLRSchedule(t *testing.T) {
 		{ScheduleStep, []float64{0.01, 0.01, 0.005, 0.005}},
 		{ScheduleCosine, []float64{0.01, 0.005 * (1 + math.Cos(math.Pi*49/100)), 0.005, 0.005 * (1 + math.Cos(math.Pi*99/100))}},
 	} {
-		cfg := Config{Epochs: 100, LR: 0.01, Optimizer: "adam", LRSchedule: tc.schedule}
+		cfg := Config{Epochs: 100, LR: 0.01, Optimizer: "adam", LRSchedule: tc.schedule, StepEvery: 50}
 		var lr []float64
 		if _, err := RunGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, 64, 0, func(e Epoch) { lr = append(lr, e.LR) }); err != nil {
 			t.Fatal(err)

@@ -19,19 +19,20 @@ import (
 // useful; start from DefaultConfig or Recipe. The opt and help tags name
 // the fields for command lines (package option reads them).
 type Config struct {
-	Epochs      int     `opt:"epochs" min:"1" max:"1e6" help:"training epochs, 1 to 1e6 (default: the model's recipe, 200 node, 100 graph)"`
-	LR          float64 `opt:"lr" gt:"0" help:"learning rate, positive and finite (default: the model's recipe: 0.005 prcapsnet, 0.01 gcn)"`
-	WeightDecay float64 `opt:"wd" min:"0" help:"weight decay: coupled L2 for adam and radam, decoupled for adamw (default: the model's recipe: 5e-4 node, 1e-4 graph prcapsnet)"`
-	Optimizer   string  `opt:"optimizer" help:"adam, adamw or radam (RiemannianAdam) (default: the model's recipe)"`
-	Clip        float64 `opt:"clip" min:"0" help:"clip the global gradient norm to this value, 0: off (default: the model's recipe, 1 for prcapsnet)"`
-	Patience    int     `opt:"patience" min:"0" help:"stop a run after this many epochs without a better validation accuracy, ≥ 0 (default 0: never)"`
+	Epochs      int     `opt:"epochs" min:"1" max:"1e6" help:"training epochs, 1 to 1e6"`
+	LR          float64 `opt:"lr" gt:"0" help:"learning rate, positive and finite"`
+	WeightDecay float64 `opt:"wd" min:"0" help:"weight decay: coupled L2 for adam and radam, decoupled for adamw"`
+	Optimizer   string  `opt:"optimizer" help:"adam, adamw or radam (RiemannianAdam)"`
+	Clip        float64 `opt:"clip" min:"0" help:"clip the global gradient norm to this value, 0: off"`
+	Patience    int     `opt:"patience" min:"0" help:"stop a run after this many epochs without a better validation accuracy, ≥ 0 (0: never)"`
 	// LRSchedule is the learning rate per epoch: "" or ScheduleConstant,
 	// ScheduleCosine, ScheduleStep.
 	// AllowDivergence turns off the divergence rule (see ErrDiverged).
 	AllowDivergence bool   `opt:"allow-divergence" help:"keep training a run whose loss stays over 100 times its initial value for 3 epochs (by default such a run fails as diverged)"`
-	LRSchedule      string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs), step (halved every lr-step-every epochs, GIN's TU setting) or exponential (× 0.95 per epoch, GRDL's) (default: the model's recipe, step for the graph network, constant otherwise)"`
-	// StepEvery is the period of ScheduleStep (0: 50).
-	StepEvery int `opt:"lr-step-every" min:"1" max:"1e6" help:"with lr-schedule step: halve the rate every this many epochs, 1 to 1e6 (default: the model's recipe, 50; 100 for gratin)"`
+	LRSchedule      string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs), step (halved every lr-step-every epochs, GIN's TU setting) or exponential (× 0.95 per epoch, GRDL's)"`
+	// StepEvery is the period of ScheduleStep, in epochs (unused by the
+	// other schedules).
+	StepEvery int `opt:"lr-step-every" min:"1" max:"1e6" help:"with lr-schedule step: halve the rate every this many epochs, 1 to 1e6"`
 }
 
 // Validate reports an invalid field.
@@ -48,8 +49,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("clip %v must be non-negative and finite (0: off)", c.Clip)
 	case c.Patience < 0:
 		return fmt.Errorf("patience %d must not be negative", c.Patience)
-	case c.StepEvery < 0 || c.StepEvery > 1_000_000:
-		return fmt.Errorf("lr-step-every %d: need 1 to 1,000,000 (0: 50)", c.StepEvery)
+	case c.StepEvery < 0 || c.StepEvery > 1_000_000 || (c.StepEvery == 0 && c.LRSchedule == ScheduleStep):
+		return fmt.Errorf("lr-step-every %d: need 1 to 1,000,000 with the step schedule", c.StepEvery)
 	}
 	switch c.Optimizer {
 	case "", "adam", "adamw", "radam", "riemannianadam":
@@ -59,11 +60,10 @@ func (c Config) Validate() error {
 	return CheckSchedule(c.LRSchedule)
 }
 
-// DefaultConfig is a 200-epoch Adam run at lr 0.01 with weight decay 5e-4:
-// Kipf & Welling's GCN setting.
-func DefaultConfig() Config {
-	return Config{Epochs: 200, LR: 0.01, WeightDecay: 5e-4, Optimizer: "adam"}
-}
+// DefaultConfig is the training configuration of a node model with no
+// recipe of its own (model.NodeRecipe): a 200-epoch Adam run at lr 0.01
+// with weight decay 5e-4, Kipf & Welling's GCN setting.
+func DefaultConfig() Config { return fromRecipe(model.NodeRecipe) }
 
 // NewOptimizer builds cfg's optimiser over groups.
 func NewOptimizer(cfg Config, groups []optim.Group[float32]) (optim.Optimizer, error) {

@@ -12,7 +12,7 @@ import (
 const (
 	ScheduleConstant = "constant" // LR at every epoch (also the empty string)
 	ScheduleCosine   = "cosine"   // LR annealed to 0 along half a cosine over Epochs
-	ScheduleStep     = "step"     // LR halved every StepEvery epochs (default 50), as GIN trains on the TU benchmarks
+	ScheduleStep     = "step"     // LR halved every StepEvery epochs, as GIN trains on the TU benchmarks
 	// ScheduleExponential multiplies the LR by 0.95 after every epoch
 	// (PyTorch's ExponentialLR(γ = 0.95), GRDL's schedule).
 	ScheduleExponential = "exponential"
@@ -40,11 +40,10 @@ func (cfg Config) schedule() (optim.Schedule, error) {
 	case ScheduleCosine:
 		return optim.Cosine(cfg.LR, 0, cfg.Epochs), nil
 	case ScheduleStep:
-		every := cfg.StepEvery
-		if every == 0 {
-			every = 50
+		if cfg.StepEvery < 1 {
+			return nil, fmt.Errorf("train: the step schedule needs a period, got lr-step-every %d", cfg.StepEvery)
 		}
-		return optim.StepDecay(cfg.LR, every, 0.5), nil
+		return optim.StepDecay(cfg.LR, cfg.StepEvery, 0.5), nil
 	case ScheduleExponential:
 		return optim.StepDecay(cfg.LR, 1, 0.95), nil
 	}

@@ -13,7 +13,7 @@ func TestCheckSchedule(t *testing.T) {
 		if err := CheckSchedule(name); err != nil {
 			t.Errorf("%q: %v", name, err)
 		}
-		if _, err := (Config{LR: 0.01, Epochs: 10, LRSchedule: name}).schedule(); err != nil {
+		if _, err := (Config{LR: 0.01, Epochs: 10, LRSchedule: name, StepEvery: 50}).schedule(); err != nil {
 			t.Errorf("schedule %q: %v", name, err)
 		}
 	}
@@ -26,16 +26,17 @@ func TestCheckSchedule(t *testing.T) {
 	}
 }
 
-// The step schedule halves every StepEvery epochs (50 by default); the
-// exponential one multiplies by 0.95 every epoch.
+// The step schedule halves every StepEvery epochs, which it needs (a zero
+// period is an error, not a default); the exponential one multiplies by
+// 0.95 every epoch.
 func TestScheduleValues(t *testing.T) {
 	for _, tc := range []struct {
 		cfg   Config
 		epoch int
 		want  float64
 	}{
-		{Config{LR: 0.01, LRSchedule: ScheduleStep}, 49, 0.01},
-		{Config{LR: 0.01, LRSchedule: ScheduleStep}, 50, 0.005},
+		{Config{LR: 0.01, LRSchedule: ScheduleStep, StepEvery: 50}, 49, 0.01},
+		{Config{LR: 0.01, LRSchedule: ScheduleStep, StepEvery: 50}, 50, 0.005},
 		{Config{LR: 0.01, LRSchedule: ScheduleStep, StepEvery: 100}, 99, 0.01},
 		{Config{LR: 0.01, LRSchedule: ScheduleStep, StepEvery: 100}, 250, 0.0025},
 		{Config{LR: 0.001, LRSchedule: ScheduleExponential}, 2, 0.001 * 0.95 * 0.95},
@@ -51,6 +52,13 @@ func TestScheduleValues(t *testing.T) {
 	}
 	if (Config{Epochs: 1, LR: 1, StepEvery: -1}).Validate() == nil {
 		t.Error("lr-step-every −1 accepted")
+	}
+	zero := Config{Epochs: 1, LR: 1, LRSchedule: ScheduleStep}
+	if zero.Validate() == nil {
+		t.Error("the step schedule without a period accepted")
+	}
+	if _, err := zero.schedule(); err == nil {
+		t.Error("schedule: the step schedule without a period accepted")
 	}
 }
 

@@ -161,6 +161,13 @@ func TestHostileZeroIsNotDefault(t *testing.T) {
 	}
 	for command, table := range flagZero {
 		flags := helpFlags(t, command)
+		if command == "train" { // each model's command line binds its own options
+			for _, name := range model.AllNames() {
+				for f, typ := range helpFlags(t, "train --model "+name) {
+					flags[f] = typ
+				}
+			}
+		}
 		for name, typ := range flags {
 			class, ok := table[name]
 			if !ok {

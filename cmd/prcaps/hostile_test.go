@@ -56,7 +56,7 @@ func init() {
 	// test-panics is the toy MLP of toymodel_test.go, whose forward pass
 	// panics in the run of seed 1.
 	model.Register(model.Spec{
-		Name: "test-panics", Task: data.NodeTask, Summary: "test: panics for seed 1",
+		Name: "test-panics", Task: data.NodeTask, Summary: "test: panics for seed 1", Recipe: model.NodeRecipe,
 		Default: func() model.Config { return &toyConfig{Width: 8} },
 		Build: func(cfg model.Config, shape model.Shape, seed uint64) (model.Model, error) {
 			m, err := model.New(data.NodeTask, "test-mlp", cfg, shape, seed)

@@ -27,7 +27,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"train", "-h"}, 0, "-seeds"},
 		{[]string{"train", "--split", "weird"}, 2, "--split must be random or public"},
 		{[]string{"train", "--seeds", "0"}, 2, "--seeds 0: must be in [1, "},
-		{[]string{"train", "--model", "nope", "--epochs", "1"}, 2, `unknown node-classification model "nope"`},
+		{[]string{"train", "--model", "nope", "--epochs", "1"}, 2, `--model "nope": no such model (available: dgcnn, gat`},
 		{[]string{"train", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"train", "--dataset", "citeseer", "--data", ""}, 1, "pass --data DIR"},
 		{[]string{"datasets", "--data", "", "--dataset", "nosuchset"}, 1, "nosuchset"},
@@ -145,10 +145,32 @@ func TestHelpNamesFlagTypes(t *testing.T) {
 			}
 		}
 	}
-	_, _, help := runCLI("train", "-h")
-	for _, want := range []string{"  -hidden int\n", "  -lr float\n", "  -activation string\n", "(defaults: sgc 0, ssgc 0.05)"} {
-		if !strings.Contains(help, want) {
-			t.Errorf("prcaps train -h lacks %q", want)
+	// train's help is the chosen model's: its options, its defaults and its
+	// recipe's; prcapsnet's two networks show theirs by task.
+	for _, tc := range []struct {
+		args        []string
+		want, wrong []string
+	}{
+		{[]string{"train", "-h"},
+			[]string{"  -hidden int\n", "  -lr float\n", "  -activation string\n", "training epochs, 1 to 1e6 (defaults: node 200, graph 100)",
+				"graph: training mini-batch size, in graphs (default 16)", "The model options and training defaults below are prcapsnet's"},
+			[]string{"-heads", "-hops", "-alpha"}},
+		{[]string{"train", "--model", "gin", "-h"},
+			[]string{"training epochs, 1 to 1e6 (default 350)", "mini-batch size, in graphs (default 32)", "(default 50)",
+				"layers counting the input, so layers−1 GIN layers, 2 to 64 (default 5)"},
+			[]string{"-activation", "-k int", "prcapsnet:"}},
+		{[]string{"train", "--model", "ssgc", "-h"}, []string{"in [0, 1] (default 0.05)", "1 to 1e6 (default 100)", "(defaults: node 0.2, graph 0.01)"}, []string{"-routing"}},
+	} {
+		_, _, help := runCLI(tc.args...)
+		for _, want := range tc.want {
+			if !strings.Contains(help, want) {
+				t.Errorf("prcaps %s lacks %q", strings.Join(tc.args, " "), want)
+			}
+		}
+		for _, wrong := range tc.wrong {
+			if strings.Contains(help, wrong) {
+				t.Errorf("prcaps %s shows %q", strings.Join(tc.args, " "), wrong)
+			}
 		}
 	}
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 
 	"github.com/prcaps/prcaps/internal/atomicfile"
@@ -39,50 +41,20 @@ type trainFlags struct {
 }
 
 func runTrain(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("train", "Trains a model under a paper protocol and prints mean ± std test accuracy at the\n"+
-		"best-validation epoch, the parameter count and the wall time.\n\n"+
-		"With no flags: PR-CapsNet on the embedded Cora, one random 60/20/20 split.\n"+
-		"Node datasets: cora citeseer pubmed cs (or any npz under --data, or your own files with --edges).\n"+
-		"Graph datasets (stratified k-fold CV): mutag nci1 nci109 dd proteins, or any TU set under --data with --task graph.\n"+
-		"Node models: "+strings.Join(model.Names(data.NodeTask), ", ")+"; graph models: "+strings.Join(model.Names(data.GraphTask), ", ")+".", stderr)
-	var f trainFlags
-	fs.StringVar(&f.model, "model", "prcapsnet", "model: "+strings.Join(model.AllNames(), ", "))
-	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file; with --task graph and no --dataset: mutag")
-	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora and MUTAG are embedded")
-	fs.StringVar(&f.task, "task", "", "node or graph; empty: the dataset's task (graph for mutag nci1 nci109 dd proteins)")
-	fs.StringVar(&f.valLogits, "val-logits", "",
-		"graph: write every epoch's validation logits to `dir`/<dataset>-foldNN.tsv (epoch, graph, label, logits), "+
-			"for comparing epoch-selection rules with go run ./tools/selection dir; no test label is written")
-	fs.StringVar(&f.curves, "curves", "", "write every run's per-epoch training curves (loss, train and validation accuracy, learning rate, "+
-		"the learned curvatures of prcapsnet) to `file` as JSON lines, for prcaps plot")
-	fs.StringVar(&f.embed, "embeddings", "", "node classification: write the node embeddings of the run of best validation accuracy "+
-		"(at its selected epoch; the representation its classifier reads) with the node classes to `file` (JSON), for prcaps plot's t-SNE panels")
-	fs.StringVar(&f.testCurve, "test-curve", "",
-		"graph: also score the test fold after every epoch, write each fold's validation and test accuracy per epoch to `file` (TSV), "+
-			"and print the accuracy at the one epoch of best mean test accuracy over the folds (Xu et al. 2019's reporting, which selects on "+
-			"test labels: for comparing with papers that use it, never a result of this protocol, whose selection and training it leaves as they are)")
-	fs.StringVar(&f.edges, "edges", "", "your own graph: edge list file (CSV/TSV \"src,dst\" per line; see README); replaces --dataset")
-	fs.StringVar(&f.features, "features", "", "with --edges: node features file (\"id,f1,...,fd\" per line); empty: one constant feature")
-	fs.StringVar(&f.labels, "labels", "", "with --edges: node labels file (\"id,label\" per line)")
-	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per run and a summary object on the last line")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
-	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
-	fs.StringVar(&f.save, "save", "", "write the trained model to `file` (a safetensors checkpoint for prcaps predict and serve); "+
-		"with several seeds or folds, the run of best validation accuracy (ties: the first)")
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
-	f.node = train.NodeProtocol{Split: "random", Seeds: 1} // Parallel 0: one run per core
-	f.graph = train.GraphProtocol{Folds: 10, MicroBatchNodes: train.DefaultMicroBatchNodes}
-	f.protocol = option.Bind(fs, &f.node, &f.graph)
-	f.recipe = option.Bind(fs, &train.Config{})
-	var defaults []option.Source
-	for _, s := range model.Specs() {
-		if s.Task == data.NodeTask || s.Name != "prcapsnet" { // the graph network shares the node one's options
-			defaults = append(defaults, option.Source{Name: s.Name, Config: s.Default()})
-		}
+	// A first pass over the arguments, with every model's options known,
+	// finds --model; the command line proper then binds that model's
+	// options alone, with its defaults and its recipe's, so that -h shows
+	// what this model takes.
+	var scan trainFlags
+	_ = newTrainFlagSet(&scan, model.Specs(), io.Discard).Parse(args)
+	specs := specsNamed(scan.model)
+	if len(specs) == 0 {
+		return usagef("--model %q: no such model (available: %s)", scan.model, strings.Join(model.AllNames(), ", "))
 	}
-	f.opts = option.BindSources(fs, defaults...)
+	var f trainFlags
+	fs := newTrainFlagSet(&f, specs, stderr)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return otherModelsOption(err, specs[0].Name)
 	}
 	f.set = setFlags(fs)
 	if err := f.checkPaths(); err != nil {
@@ -357,4 +329,117 @@ func thisMachine() machine { return machine{kernels.CPU(), kernels.Name()} }
 // machineLine is the progress line that names the CPU and the kernel set.
 func machineLine() string {
 	return fmt.Sprintf("cpu %s, kernels %s (%s caps them: avx512, avx2 or go)", kernels.CPU(), kernels.Name(), kernels.EnvVar)
+}
+
+// newTrainFlagSet is the flag set of `prcaps train` for the models specs
+// (one model name, for one task or both): the command's flags, the
+// protocols', the training configuration's with the defaults of the
+// model's recipe, and the model's options with its defaults.
+func newTrainFlagSet(f *trainFlags, specs []model.Spec, stderr io.Writer) *flag.FlagSet {
+	fs := newFlagSet("train", "Trains a model under a paper protocol and prints mean ± std test accuracy at the\n"+
+		"best-validation epoch, the parameter count and the wall time.\n\n"+
+		"With no flags: PR-CapsNet on the embedded Cora, one random 60/20/20 split.\n"+
+		"Node datasets: cora citeseer pubmed cs (or any npz under --data, or your own files with --edges).\n"+
+		"Graph datasets (stratified k-fold CV): mutag nci1 nci109 dd proteins, or any TU set under --data with --task graph.\n"+
+		"Node models: "+strings.Join(model.Names(data.NodeTask), ", ")+"; graph models: "+strings.Join(model.Names(data.GraphTask), ", ")+".\n"+
+		"The model options and training defaults below are "+modelsTitle(specs)+"'s; prcaps train --model NAME -h shows another's.", stderr)
+	fs.StringVar(&f.model, "model", "prcapsnet", "model: "+strings.Join(model.AllNames(), ", "))
+	fs.StringVar(&f.dataset, "dataset", "cora", "dataset name (case-insensitive) or path to a .npz file; with --task graph and no --dataset: mutag")
+	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora and MUTAG are embedded")
+	fs.StringVar(&f.task, "task", "", "node or graph; empty: the dataset's task (graph for mutag nci1 nci109 dd proteins)")
+	fs.StringVar(&f.valLogits, "val-logits", "",
+		"graph: write every epoch's validation logits to `dir`/<dataset>-foldNN.tsv (epoch, graph, label, logits), "+
+			"for comparing epoch-selection rules with go run ./tools/selection dir; no test label is written")
+	fs.StringVar(&f.curves, "curves", "", "write every run's per-epoch training curves (loss, train and validation accuracy, learning rate, "+
+		"the learned curvatures of prcapsnet) to `file` as JSON lines, for prcaps plot")
+	fs.StringVar(&f.embed, "embeddings", "", "node classification: write the node embeddings of the run of best validation accuracy "+
+		"(at its selected epoch; the representation its classifier reads) with the node classes to `file` (JSON), for prcaps plot's t-SNE panels")
+	fs.StringVar(&f.testCurve, "test-curve", "",
+		"graph: also score the test fold after every epoch, write each fold's validation and test accuracy per epoch to `file` (TSV), "+
+			"and print the accuracy at the one epoch of best mean test accuracy over the folds (Xu et al. 2019's reporting, which selects on "+
+			"test labels: for comparing with papers that use it, never a result of this protocol, whose selection and training it leaves as they are)")
+	fs.StringVar(&f.edges, "edges", "", "your own graph: edge list file (CSV/TSV \"src,dst\" per line; see README); replaces --dataset")
+	fs.StringVar(&f.features, "features", "", "with --edges: node features file (\"id,f1,...,fd\" per line); empty: one constant feature")
+	fs.StringVar(&f.labels, "labels", "", "with --edges: node labels file (\"id,label\" per line)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per run and a summary object on the last line")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
+	fs.BoolVar(&f.nodeAttr, "node-attr", false, "append TU node attributes to the node features")
+	fs.StringVar(&f.save, "save", "", "write the trained model to `file` (a safetensors checkpoint for prcaps predict and serve); "+
+		"with several seeds or folds, the run of best validation accuracy (ties: the first)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole command to `file` (read it with go tool pprof)")
+	f.node = train.NodeProtocol{Split: "random", Seeds: 1} // Parallel 0: one run per core
+	f.graph = train.GraphProtocol{Folds: 10, MicroBatchNodes: train.DefaultMicroBatchNodes}
+	// The help shows the protocols' defaults as this model runs them (its
+	// recipe's mini-batch); check applies the flags given to f's.
+	node, graph := f.node, f.graph
+	for _, s := range specs {
+		if s.Task == data.GraphTask {
+			graph.BatchSize, graph.MicroBatchSeeds = train.RecipeBatchSize(s.Name), "off"
+			if train.RecipeSeededMicroBatches(s.Name) {
+				graph.MicroBatchSeeds = "on"
+			}
+		}
+	}
+	f.protocol = option.Bind(fs, &node, &graph)
+	var recipes, defaults []option.Source
+	for _, s := range specs {
+		name := s.Name
+		if len(specs) > 1 && specs[0].Name == specs[1].Name { // one name, two tasks: the help tells their defaults apart by task
+			name = s.Task.String()
+		}
+		tc := train.Recipe(s.Task, s.Name)
+		if tc.LRSchedule == "" {
+			tc.LRSchedule = train.ScheduleConstant // as the help names it
+		}
+		recipes = append(recipes, option.Source{Name: name, Config: &tc})
+		defaults = append(defaults, option.Source{Name: name, Config: s.Default()})
+	}
+	f.recipe = option.BindSources(fs, recipes...)
+	f.opts = option.BindSources(fs, defaults...)
+	return fs
+}
+
+// specsNamed is the registered models called name, of either task (a name
+// such as prcapsnet has a node and a graph network).
+func specsNamed(name string) []model.Spec {
+	var out []model.Spec
+	for _, s := range model.Specs() {
+		if s.Name == strings.ToLower(name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// modelsTitle names the model of specs for the help text.
+func modelsTitle(specs []model.Spec) string {
+	if len(specs) == 1 || specs[0].Name == specs[1].Name {
+		return specs[0].Name
+	}
+	return "every model"
+}
+
+// otherModelsOption turns the flag package's error for a flag the command
+// line does not define into a usage error that names the models it is an
+// option of, when it is another model's.
+func otherModelsOption(err error, chosen string) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return err
+	}
+	var owners []string
+	for _, s := range model.Specs() {
+		if hasOption(s.Default(), name) && !slices.Contains(owners, s.Name) {
+			owners = append(owners, s.Name)
+		}
+	}
+	if len(owners) == 0 {
+		return err
+	}
+	return usagef("--%s does not apply to %s: it is an option of %s (see prcaps train --model %s -h)", name, chosen, strings.Join(owners, ", "), owners[0])
+}
+
+// hasOption reports whether cfg has an option called name.
+func hasOption(cfg any, name string) bool {
+	return slices.ContainsFunc(option.List(cfg), func(o option.Option) bool { return o.Name == name })
 }
