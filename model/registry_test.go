@@ -220,4 +220,3 @@ func TestRegisterChecksTheRecipe(t *testing.T) {
 		}()
 	}
 }
-

@@ -24,7 +24,7 @@ func init() {
 	model.Register(model.Spec{
 		Name: "test-mlp", Task: data.NodeTask, Summary: "test: a graph-agnostic two-layer MLP",
 		// Its training recipe: Adam at lr 0.01, weight decay 5e-4, 100 epochs.
-		Recipe: model.Recipe{Epochs: 100, LR: 0.01, WeightDecay: 5e-4, Optimizer: "adam", StepEvery: model.DefaultStepEvery},
+		Recipe:  model.Recipe{Epochs: 100, LR: 0.01, WeightDecay: 5e-4, Optimizer: "adam", StepEvery: model.DefaultStepEvery},
 		Default: func() model.Config { return &toyConfig{Width: 32} },
 		Build: func(cfg model.Config, shape model.Shape, seed uint64) (model.Model, error) {
 			c := cfg.(*toyConfig)
