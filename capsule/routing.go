@@ -158,7 +158,7 @@ func DefaultRoutingConfig() RoutingConfig {
 func perspectiveBetas(cfg RoutingConfig, k int) []float64 {
 	base := cfg.PerspectiveBetas
 	if len(base) == 0 {
-		base = []float64{-0.5, -1, -2, -4}
+		base = DefaultRoutingConfig().PerspectiveBetas
 	}
 	out := make([]float64, k)
 	for i := range out {

@@ -46,16 +46,6 @@ func DefaultDGCNNConfig() DGCNNConfig {
 	return DGCNNConfig{Channels: []int{32, 32, 32, 1}, Dense: 128, Dropout: 0.5}
 }
 
-func (c DGCNNConfig) withDefaults() DGCNNConfig {
-	if len(c.Channels) == 0 {
-		c.Channels = []int{32, 32, 32, 1}
-	}
-	if c.Dense == 0 {
-		c.Dense = 128
-	}
-	return c
-}
-
 // Validate reports an invalid field.
 func (c DGCNNConfig) Validate() error {
 	if len(c.Channels) == 0 || len(c.Channels) > MaxRoutingLayers {
@@ -87,7 +77,6 @@ type DGCNN struct {
 
 // NewDGCNN builds the model for shape with weights drawn from seed.
 func NewDGCNN(cfg DGCNNConfig, shape Shape, seed uint64) (*DGCNN, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -147,7 +136,6 @@ func (c DGCNNConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramV
 // paramValues counts the convolutions' weights and biases and the dense
 // head's.
 func (c DGCNNConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	convs, total := dgcnnConvValues(c.Channels, nonneg(shape.Features))
 	d := nonneg(c.Dense)
 	return convs + (total+1)*d + (d+1)*nonneg(shape.Classes)
@@ -170,7 +158,6 @@ func dgcnnConvValues(channels []int, in float64) (values, total float64) {
 // gradient and the ops' buffers, the mean operator and the parameters
 // (with dense 65536 on Cora 5.6 GiB against a peak resident 6.6 GiB).
 func (c DGCNNConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	n := nonneg(size.Nodes)
 	_, total := dgcnnConvValues(c.Channels, 0)
 	acts := n * (4*total + 4*nonneg(c.Dense) + 2*nonneg(shape.Classes))

@@ -59,19 +59,6 @@ func DefaultDGCNNGraphConfig() DGCNNGraphConfig {
 	return DGCNNGraphConfig{Channels: []int{32, 32, 32, 1}, Conv1: 16, Conv2: 32, Dense: 128, Dropout: 0.5}
 }
 
-func (c DGCNNGraphConfig) withDefaults() DGCNNGraphConfig {
-	d := DefaultDGCNNGraphConfig()
-	if len(c.Channels) == 0 {
-		c.Channels = d.Channels
-	}
-	for _, f := range []struct{ v, d *int }{{&c.Conv1, &d.Conv1}, {&c.Conv2, &d.Conv2}, {&c.Dense, &d.Dense}} {
-		if *f.v == 0 {
-			*f.v = *f.d
-		}
-	}
-	return c
-}
-
 // dgcnnMinK is the smallest k: the second 1-D convolution (width 5) needs
 // 5 positions after pooling pairs.
 const dgcnnMinK = 10
@@ -141,7 +128,6 @@ type DGCNNGraph struct {
 // NewDGCNNGraph builds DGCNN for shape with weights drawn from seed; cfg.K
 // must be resolved (ResolveGraphs or set).
 func NewDGCNNGraph(cfg DGCNNGraphConfig, shape Shape, seed uint64) (*DGCNNGraph, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -279,7 +265,6 @@ func dgcnnPositions(k float64) float64 { return max(math.Floor(k/2)-4, 1) }
 // (the second spans 5 pooled positions) and the dense head, whose input
 // is the second convolution's positions × channels.
 func (c DGCNNGraphConfig) paramValues(shape Shape, k float64) float64 {
-	c = c.withDefaults()
 	convs, total := dgcnnConvValues(c.Channels, nonneg(shape.Features))
 	c1, c2, d := nonneg(c.Conv1), nonneg(c.Conv2), nonneg(c.Dense)
 	return convs + (total+1)*c1 + (5*c1+1)*c2 + (dgcnnPositions(k)*c2+1)*d + (d+1)*nonneg(shape.Classes)
@@ -294,7 +279,6 @@ func (c DGCNNGraphConfig) paramValues(shape Shape, k float64) float64 {
 // the evaluation tape and with its gradient, plus the operator and the
 // parameters.
 func (c DGCNNGraphConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	k := c.k(size)
 	n, g := nonneg(size.Nodes), graphsOf(size)
 	_, total := dgcnnConvValues(c.Channels, 0)

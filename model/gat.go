@@ -38,7 +38,8 @@ func init() {
 // example lay them out: input dropout, an attention layer of Heads heads of
 // Hidden features (concatenated) with ELU, dropout, and an output attention
 // layer of OutHeads heads (averaged) over the classes; attention
-// coefficients dropped out at Dropout too. Zero sizes mean the defaults.
+// coefficients dropped out at Dropout too. Start from DefaultGATConfig:
+// a zero size is invalid (Validate), not a default.
 type GATConfig struct {
 	Hidden   int     `opt:"hidden" min:"1" max:"65536" help:"features per head of the hidden attention layer, 1 to 65536"`
 	Heads    int     `opt:"heads" min:"1" max:"64" help:"attention heads of the hidden layer, 1 to 64"`
@@ -54,19 +55,6 @@ type GATConfig struct {
 // features.
 func DefaultGATConfig() GATConfig {
 	return GATConfig{Hidden: 8, Heads: 8, OutHeads: 1, Dropout: 0.6, NormalizeFeatures: true}
-}
-
-func (c GATConfig) withDefaults() GATConfig {
-	if c.Hidden == 0 {
-		c.Hidden = 8
-	}
-	if c.Heads == 0 {
-		c.Heads = 8
-	}
-	if c.OutHeads == 0 {
-		c.OutHeads = 1
-	}
-	return c
 }
 
 // Validate reports an invalid field.
@@ -88,7 +76,6 @@ func (c GATConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramVal
 // paramValues counts both layers' weights (two matrices each for GATv2),
 // attention vectors and biases.
 func (c GATConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	w, cl := nonneg(c.Hidden)*nonneg(c.Heads), nonneg(shape.Classes)
 	w2 := cl * nonneg(c.OutHeads)
 	return gatConvValues(nonneg(shape.Features), w, c.V2) + gatConvValues(w, w2, c.V2)
@@ -108,7 +95,6 @@ func gatConvValues(in, out float64, v2 bool) float64 {
 // EstimateBytes implements MemoryEstimator: per head the arcs' scores and
 // coefficients, the nodes' projections, and the parameters.
 func (c GATConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	w, links, n := nonneg(c.Hidden)*nonneg(c.Heads), nonneg(size.Arcs)+nonneg(size.Nodes), nonneg(size.Nodes)
 	acts := 12*n*w + links*(nonneg(c.Heads)+nonneg(c.OutHeads))*(8+2*nonneg(c.Hidden))
 	return bytesOf(trainingValues(c.paramValues(shape)) + 2*acts)
@@ -126,7 +112,6 @@ type GAT struct {
 
 // NewGAT builds GAT (or GATv2) for shape with weights drawn from seed.
 func NewGAT(cfg GATConfig, shape Shape, seed uint64) (*GAT, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

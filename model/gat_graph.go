@@ -52,7 +52,8 @@ func (r *Readout) UnmarshalText(b []byte) error { return enumParse("readout", re
 // layer of Heads heads of one feature per class (concatenated) with ELU,
 // the readout over each graph's nodes, and a linear map from Heads·classes
 // to the classes. Dropout applies to the input features, the hidden layer
-// and the attention coefficients, as in GAT. Zero sizes mean the defaults.
+// and the attention coefficients, as in GAT. Start from
+// DefaultGATGraphConfig: a zero size is invalid, not a default.
 type GATGraphConfig struct {
 	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"features per head of the attention layers, 1 to 65536"`
 	Heads   int     `opt:"heads" min:"1" max:"64" help:"attention heads of each layer, 1 to 64"`
@@ -66,16 +67,6 @@ type GATGraphConfig struct {
 // hidden, dropout 0.6) with a mean readout.
 func DefaultGATGraphConfig() GATGraphConfig {
 	return GATGraphConfig{Hidden: 8, Heads: 8, Dropout: 0.6}
-}
-
-func (c GATGraphConfig) withDefaults() GATGraphConfig {
-	if c.Hidden == 0 {
-		c.Hidden = 8
-	}
-	if c.Heads == 0 {
-		c.Heads = 8
-	}
-	return c
 }
 
 // Validate reports an invalid field.
@@ -108,7 +99,6 @@ type GATGraph struct {
 
 // NewGATGraph builds the model for shape with weights drawn from seed.
 func NewGATGraph(cfg GATGraphConfig, shape Shape, seed uint64) (*GATGraph, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -168,7 +158,6 @@ func (c GATGraphConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.par
 // paramValues counts the two attention layers (the second of Heads heads
 // of one value per class) and the linear head.
 func (c GATGraphConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	w, cl := nonneg(c.Hidden)*nonneg(c.Heads), nonneg(shape.Classes)
 	w2 := nonneg(c.Heads) * cl
 	return gatConvValues(nonneg(shape.Features), w, c.V2) + gatConvValues(w, w2, c.V2) + (w2+1)*cl
@@ -178,7 +167,6 @@ func (c GATGraphConfig) paramValues(shape Shape) float64 {
 // head the arcs' scores and coefficients and the nodes' projections of
 // both layers, the readout, each with its gradient, and the parameters.
 func (c GATGraphConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	heads, cl := nonneg(c.Heads), nonneg(shape.Classes)
 	w, w2 := nonneg(c.Hidden)*heads, heads*cl
 	links, n, g := nonneg(size.Arcs)+nonneg(size.Nodes), nonneg(size.Nodes), graphsOf(size)

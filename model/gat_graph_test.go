@@ -15,7 +15,7 @@ func TestGATGraphLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []model.GATGraphConfig{{}, {V2: true, Readout: model.ReadoutSum}} {
+	for _, c := range []model.GATGraphConfig{{Hidden: 8, Heads: 8}, {Hidden: 8, Heads: 8, V2: true, Readout: model.ReadoutSum}} {
 		m, err := model.NewGATGraph(c, model.GraphShape(ds), 0)
 		if err != nil {
 			t.Fatal(err)

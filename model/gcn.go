@@ -24,10 +24,10 @@ func init() {
 	})
 }
 
-// GCNConfig configures the two-layer GCN of Kipf & Welling (2017). A zero
-// Hidden means 64; the zero value otherwise means no dropout, decay of the
-// first layer only and raw features, so start from DefaultGCNConfig for
-// the paper's setting.
+// GCNConfig configures the two-layer GCN of Kipf & Welling (2017). Start
+// from DefaultGCNConfig, the paper's setting: a zero Hidden is invalid, and
+// the other zero fields mean no dropout, decay of the first layer only and
+// raw features.
 type GCNConfig struct {
 	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
 	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on the input features and the hidden layer, in [0, 1)"`
@@ -43,13 +43,6 @@ type GCNConfig struct {
 // layer, row-normalised features.
 func DefaultGCNConfig() GCNConfig {
 	return GCNConfig{Hidden: 64, Dropout: 0.5, NormalizeFeatures: true}
-}
-
-func (c GCNConfig) withDefaults() GCNConfig {
-	if c.Hidden == 0 {
-		c.Hidden = 64
-	}
-	return c
 }
 
 // Validate reports an invalid field.
@@ -73,7 +66,6 @@ type GCN struct {
 
 // NewGCN builds a GCN for shape with weights drawn from seed.
 func NewGCN(cfg GCNConfig, shape Shape, seed uint64) (*GCN, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

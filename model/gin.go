@@ -25,8 +25,8 @@ func init() {
 	})
 }
 
-// GINConfig configures GIN. In NewGIN, zero fields mean the defaults of
-// DefaultGINConfig except Dropout, whose zero is no dropout.
+// GINConfig configures GIN. Start from DefaultGINConfig: a zero width or
+// count is invalid, not a default; a zero Dropout is no dropout.
 type GINConfig struct {
 	Layers  int     `opt:"layers" min:"2" max:"64" help:"layers counting the input, so layers−1 GIN layers, 2 to 64"`
 	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
@@ -36,16 +36,6 @@ type GINConfig struct {
 // DefaultGINConfig is Xu et al.'s TU setting: 5 layers (the input and 4
 // GIN layers), hidden 64, dropout 0.5 on the readout scores.
 func DefaultGINConfig() GINConfig { return GINConfig{Layers: 5, Hidden: 64, Dropout: 0.5} }
-
-func (c GINConfig) withDefaults() GINConfig {
-	if c.Layers == 0 {
-		c.Layers = 5
-	}
-	if c.Hidden == 0 {
-		c.Hidden = 64
-	}
-	return c
-}
 
 // Validate reports an invalid field.
 func (c GINConfig) Validate() error {
@@ -84,7 +74,6 @@ type GIN struct {
 
 // NewGIN builds GIN for shape with weights drawn from seed.
 func NewGIN(cfg GINConfig, shape Shape, seed uint64) (*GIN, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -167,7 +156,6 @@ func (c GINConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramVal
 // the MLP, the batch norm after it, with their running statistics) and
 // the per-layer heads.
 func (c GINConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	h, f, cl := nonneg(c.Hidden), nonneg(shape.Features), nonneg(shape.Classes)
 	convs := max(nonneg(c.Layers)-1, 0)
 	if convs == 0 {
@@ -182,7 +170,6 @@ func (c GINConfig) paramValues(shape Shape) float64 {
 // and the evaluation tape and with their gradients; the sum operator and
 // the parameters.
 func (c GINConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	h, n, g, cl := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size), nonneg(shape.Classes)
 	convs := max(nonneg(c.Layers)-1, 0)
 	acts := convs*(10*n*h+g*h+4*g*cl) + n*cl + 4*g*cl

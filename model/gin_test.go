@@ -110,7 +110,7 @@ func TestGINSelectedEpochKeepsBatchStatistics(t *testing.T) {
 	tc := train.Recipe(data.GraphTask, "gin")
 	tc.Epochs = 20
 	if _, err := train.RunGraphProtocol(ds, func(seed uint64) (model.GraphModel, error) {
-		return model.NewGIN(model.GINConfig{Hidden: 16}, model.GraphShape(ds), seed)
+		return model.NewGIN(model.GINConfig{Layers: 5, Hidden: 16}, model.GraphShape(ds), seed)
 	}, p, tc, nil, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -101,9 +101,9 @@ const GPSFullAttentionMaxNodes = 10000
 // attention ("Transformer") where it fits the time, Performer above
 // GPSFullAttentionMaxNodes nodes (Attention auto), or as set.
 //
-// In the constructors, zero fields take the defaults (Validate rejects
-// zero widths and counts), except the dropouts and NormalizeFeatures
-// (zero means off) and Attention and Norm, whose zero values are auto and
+// Start from DefaultGraphGPSConfig: zero widths and counts are invalid,
+// not defaults; the dropouts' and NormalizeFeatures' zeros mean off, and
+// Attention's and Norm's zero values are auto and
 // layer.
 type GraphGPSConfig struct {
 	Hidden      int          `opt:"hidden" min:"2" max:"65536" help:"hidden width, 2 to 65536"`
@@ -118,8 +118,7 @@ type GraphGPSConfig struct {
 	RWSESteps int `opt:"rwse-steps" min:"1" max:"64" help:"random-walk structural encoding of the return probabilities after 1 to this many steps, 1 to 64"`
 	// PEDim is the width the RWSE is encoded to (GraphGPS's dim_pe), 28 by
 	// default; it must stay below Hidden, so a Hidden of 28 or less needs
-	// its own PEDim. (A zero PEDim, only possible from Go, means 28 or
-	// Hidden/2, whichever is less.)
+	// its own PEDim.
 	PEDim             int  `opt:"pe-dim" min:"1" max:"65535" help:"width of the encoded RWSE within hidden, 1 to hidden − 1; with --hidden 28 or less, give it too"`
 	HeadLayers        int  `opt:"head-layers" min:"1" max:"8" help:"layers of the prediction head (the last maps to the classes), 1 to 8"`
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
@@ -128,29 +127,6 @@ type GraphGPSConfig struct {
 // DefaultGraphGPSConfig is the setting described on GraphGPSConfig.
 func DefaultGraphGPSConfig() GraphGPSConfig {
 	return GraphGPSConfig{Hidden: 64, Layers: 3, Heads: 4, Dropout: 0.2, AttnDropout: 0.5, RWSESteps: 16, PEDim: 28, HeadLayers: 3}
-}
-
-func (c GraphGPSConfig) withDefaults() GraphGPSConfig {
-	d := DefaultGraphGPSConfig()
-	if c.Hidden == 0 {
-		c.Hidden = d.Hidden
-	}
-	if c.Layers == 0 {
-		c.Layers = d.Layers
-	}
-	if c.Heads == 0 {
-		c.Heads = d.Heads
-	}
-	if c.RWSESteps == 0 {
-		c.RWSESteps = d.RWSESteps
-	}
-	if c.PEDim == 0 {
-		c.PEDim = min(d.PEDim, c.Hidden/2)
-	}
-	if c.HeadLayers == 0 {
-		c.HeadLayers = d.HeadLayers
-	}
-	return c
 }
 
 // Validate reports an invalid field.
@@ -196,7 +172,6 @@ func (c GraphGPSConfig) ParamBytes(shape Shape) int64 {
 // features, unless graph: the graph network attends exactly), the
 // feed-forward block and norms, and the head.
 func (c GraphGPSConfig) paramValues(shape Shape, graph bool) float64 {
-	c = c.withDefaults()
 	h, layers := nonneg(c.Hidden), nonneg(c.Layers)
 	perLayer := 10*h*h + 16*h
 	if !graph {
@@ -217,7 +192,6 @@ func (c GraphGPSConfig) paramValues(shape Shape, graph bool) float64 {
 // graph network (Size.Graphs > 0) always attends exactly, within each
 // graph.
 func (c GraphGPSConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	graph := size.Graphs > 0
 	h, n, layers, heads := nonneg(c.Hidden), nonneg(size.Nodes), nonneg(c.Layers), nonneg(c.Heads)
 	acts := layers*80*n*h + nonneg(size.Arcs) + n
@@ -255,7 +229,6 @@ type GraphGPS struct {
 
 // NewGraphGPS builds GraphGPS for shape with weights drawn from seed.
 func NewGraphGPS(cfg GraphGPSConfig, shape Shape, seed uint64) (*GraphGPS, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -58,7 +58,6 @@ type GraphGPSGraph struct {
 
 // NewGraphGPSGraph builds the model for shape with weights drawn from seed.
 func NewGraphGPSGraph(cfg GraphGPSConfig, shape Shape, seed uint64) (*GraphGPSGraph, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

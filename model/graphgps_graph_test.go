@@ -13,7 +13,7 @@ import (
 // evaluation mode a graph's logits do not depend on its batch mates.
 func TestGraphGPSGraphLearns(t *testing.T) {
 	ds := starsAndPaths(t, 120)
-	cfg := model.GraphGPSConfig{Hidden: 16, Layers: 2, Heads: 2, PEDim: 8, RWSESteps: 8}
+	cfg := model.GraphGPSConfig{Hidden: 16, Layers: 2, Heads: 2, PEDim: 8, RWSESteps: 8, HeadLayers: 3}
 	m, err := model.NewGraphGPSGraph(cfg, model.GraphShape(ds), 0)
 	if err != nil {
 		t.Fatal(err)

@@ -53,8 +53,9 @@ func (b *GRATINBackbone) UnmarshalText(t []byte) error {
 	return enumParse("backbone", gratinBackboneNames, t, b)
 }
 
-// GRATINConfig configures GRATIN. In NewGRATIN, zero fields mean the defaults of
-// DefaultGRATINConfig, except the two dropouts, whose zero is no dropout.
+// GRATINConfig configures GRATIN. Start from DefaultGRATINConfig: a zero
+// width or count is invalid, not a default; the dropouts' zeros are no
+// dropout.
 type GRATINConfig struct {
 	Backbone GRATINBackbone `opt:"backbone" help:"message-passing backbone, gcn (GCN layers with ReLU) or gin (linear input layer, GIN-0 layers, batch norm), the authors' two"`
 	Layers   int            `opt:"layers" min:"1" max:"16" help:"message-passing layers, 1 to 16"`
@@ -83,26 +84,6 @@ type GRATINConfig struct {
 // one sample per training graph), and 300 epochs of the first stage.
 func DefaultGRATINConfig() GRATINConfig {
 	return GRATINConfig{Layers: 3, Hidden: 32, Dropout: 0.5, AugDropout: 0.8, Components: 10, AugPerGraph: 1, Pretrain: 300}
-}
-
-func (c GRATINConfig) withDefaults() GRATINConfig {
-	d := DefaultGRATINConfig()
-	if c.Layers == 0 {
-		c.Layers = d.Layers
-	}
-	if c.Hidden == 0 {
-		c.Hidden = d.Hidden
-	}
-	if c.Components == 0 {
-		c.Components = d.Components
-	}
-	if c.AugPerGraph == 0 {
-		c.AugPerGraph = d.AugPerGraph
-	}
-	if c.Pretrain == 0 {
-		c.Pretrain = d.Pretrain
-	}
-	return c
 }
 
 // Validate reports an invalid field.
@@ -301,7 +282,6 @@ func (n *gratinNet) copyFrom(o *gratinNet) {
 
 // NewGRATIN builds GRATIN for shape with weights drawn from seed.
 func NewGRATIN(cfg GRATINConfig, shape Shape, seed uint64) (*GRATIN, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -572,7 +552,6 @@ func (m *GRATIN) Groups() []optim.Group[float32] {
 func (c GRATINConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
 
 func (c GRATINConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	h, layers, f := nonneg(c.Hidden), nonneg(c.Layers), nonneg(shape.Features)
 	var net float64
 	if c.Backbone == GRATINGCN {
@@ -592,7 +571,6 @@ func (c GRATINConfig) paramValues(shape Shape) float64 {
 // second stage remembers, one row of Hidden per training graph, grow with
 // the dataset and are not counted.
 func (c GRATINConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	h, n, g, layers := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size), nonneg(c.Layers)
 	perLayer := 4.0
 	if c.Backbone == GRATINGIN {

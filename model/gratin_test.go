@@ -94,7 +94,7 @@ func TestGRATINLearns(t *testing.T) {
 // mixtures.
 func TestGRATINDeterministic(t *testing.T) {
 	ds := labelMajority(t, 60)
-	cfg := model.GRATINConfig{Pretrain: 3, Components: 2, Dropout: 0.5, AugDropout: 0.5}
+	cfg := model.GRATINConfig{Layers: 3, Hidden: 32, AugPerGraph: 1, Pretrain: 3, Components: 2, Dropout: 0.5, AugDropout: 0.5}
 	m1, r1 := runGRATIN(t, ds, cfg, 7, 5e-4, 3, nil)
 	m2, r2 := runGRATIN(t, ds, cfg, 7, 5e-4, 3, nil)
 	r1.Seconds, r2.Seconds = 0, 0
@@ -117,7 +117,7 @@ func TestGRATINDeterministic(t *testing.T) {
 // moves the live backbone, and the stage buffer switches to 1.
 func TestGRATINFreezesBackbone(t *testing.T) {
 	ds := labelMajority(t, 60)
-	cfg := model.GRATINConfig{Pretrain: 2, Components: 2}
+	cfg := model.GRATINConfig{Layers: 3, Hidden: 32, AugPerGraph: 1, Pretrain: 2, Components: 2}
 	var m *model.GRATIN
 	var frozen [][][]float32
 	var stages []float32
@@ -176,7 +176,7 @@ func TestGRATINEvaluationUsesGroupsOnly(t *testing.T) {
 	idx := []int32{5, 17, 40, 3}
 	for _, bb := range []model.GRATINBackbone{model.GRATINGCN, model.GRATINGIN} {
 		for _, epochs := range []int{2, 5} { // first stage, second stage
-			cfg := model.GRATINConfig{Backbone: bb, Pretrain: 2, Components: 2, Dropout: 0.5, AugDropout: 0.5}
+			cfg := model.GRATINConfig{Backbone: bb, Layers: 3, Hidden: 32, AugPerGraph: 1, Pretrain: 2, Components: 2, Dropout: 0.5, AugDropout: 0.5}
 			m, _ := runGRATIN(t, ds, cfg, epochs, 5e-4, 1, nil)
 			all, one := evalLogits(t, m, ds, idx), evalLogits(t, m, ds, []int32{40})
 			for k := range one {

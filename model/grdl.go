@@ -28,9 +28,10 @@ func init() {
 	})
 }
 
-// GRDLConfig configures GRDL. In NewGRDL, zero fields mean the defaults of
-// DefaultGRDLConfig except Lambda, whose zero turns the separation term
-// off, and Points, whose zero means "from the data" (ResolveGraphs);
+// GRDLConfig configures GRDL. Start from DefaultGRDLConfig: a zero width,
+// count or bandwidth is invalid, not a default; Lambda's zero turns the
+// separation term off, and Points' zero means "from the data"
+// (ResolveGraphs);
 // building with it unresolved is an error.
 type GRDLConfig struct {
 	Layers int `opt:"layers" min:"1" max:"64" help:"GIN layers, 1 to 64"`
@@ -51,21 +52,6 @@ type GRDLConfig struct {
 // taken from the data (ResolveGraphs).
 func DefaultGRDLConfig() GRDLConfig {
 	return GRDLConfig{Layers: 5, Hidden: 32, Bandwidth: 500, BandwidthLRScale: 100, Lambda: 1}
-}
-
-func (c GRDLConfig) withDefaults() GRDLConfig {
-	d := DefaultGRDLConfig()
-	for _, f := range []struct{ v, d *int }{{&c.Layers, &d.Layers}, {&c.Hidden, &d.Hidden}} {
-		if *f.v == 0 {
-			*f.v = *f.d
-		}
-	}
-	for _, f := range []struct{ v, d *float64 }{{&c.Bandwidth, &d.Bandwidth}, {&c.BandwidthLRScale, &d.BandwidthLRScale}} {
-		if *f.v == 0 {
-			*f.v = *f.d
-		}
-	}
-	return c
 }
 
 // ResolveGraphs sets a zero Points as the authors' default (their option
@@ -208,7 +194,6 @@ const grdlBandwidthFloor = 1e-4
 // NewGRDL builds GRDL for shape with weights drawn from seed; cfg.Points
 // must be resolved (ResolveGraphs or set).
 func NewGRDL(cfg GRDLConfig, shape Shape, seed uint64) (*GRDL, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -542,7 +527,6 @@ func (c GRDLConfig) points(size Size) float64 {
 // with its statistics each), the classes' reference points, the
 // bandwidth and the initialisation flags.
 func (c GRDLConfig) paramValues(shape Shape, points float64) float64 {
-	c = c.withDefaults()
 	h, layers, cl := nonneg(c.Hidden), nonneg(c.Layers), nonneg(shape.Classes)
 	if layers == 0 {
 		return cl*points*h + 1 + cl
@@ -559,7 +543,6 @@ func (c GRDLConfig) paramValues(shape Shape, points float64) float64 {
 // network's on the training and the evaluation tape and with their
 // gradients, plus the operator and the parameters.
 func (c GRDLConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	p := c.points(size)
 	h, n, g, layers := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size), nonneg(c.Layers)
 	refs := nonneg(shape.Classes) * p

@@ -45,7 +45,7 @@ func TestGRDLLearnsLabelMajority(t *testing.T) {
 // evaluation mode a graph's logits do not depend on the rest of its batch.
 func TestGRDLBatchIndependenceAndParams(t *testing.T) {
 	ds := model.LoadEmbeddedMUTAG(t)
-	cfg := model.GRDLConfig{Layers: 3, Hidden: 8, Points: 5, Lambda: 1}
+	cfg := model.GRDLConfig{Layers: 3, Hidden: 8, Points: 5, Bandwidth: 500, BandwidthLRScale: 100, Lambda: 1}
 	m, err := model.NewGRDL(cfg, model.GraphShape(ds), 1)
 	if err != nil {
 		t.Fatal(err)

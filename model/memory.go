@@ -23,8 +23,8 @@ type Size struct {
 // metadata, a request's graphs) is refused before it allocates what the
 // machine does not have; see the functions EstimateBytes and ParamBytes.
 //
-// Both methods take the configuration as it is, zero fields meaning their
-// defaults, and never panic, overflow or return a negative number: sizes
+// Both methods take the configuration as it is (a zero width counts as
+// zero) and never panic, overflow or return a negative number: sizes
 // and widths as large as 1<<40 give a huge estimate, at most
 // math.MaxInt64, and negative ones count as 0. An estimate is coarse
 // (within a small factor: each model's test checks that it covers what a
@@ -155,7 +155,6 @@ func (c PRCapsConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.param
 // classifier. The graph network's class routing counts when graph is
 // set, or always for ParamBytes, which does not know the task.
 func (c PRCapsConfig) paramValues(shape Shape, graph bool) float64 {
-	c = c.withDefaults()
 	h, d := nonneg(c.Hidden), nonneg(c.S+c.T+1)
 	k, layers, f, cl := nonneg(c.K), nonneg(c.Layers), nonneg(shape.Features), nonneg(shape.Classes)
 	routing := k * (2*d*d + 4*d)
@@ -182,7 +181,6 @@ func (c PRCapsConfig) paramValues(shape Shape, graph bool) float64 {
 // (train's TestNodeTapeMemory and TestGraphTapeMemory check that the
 // estimate covers the tape).
 func (c PRCapsConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	graph := size.Graphs > 0
 	h, d := nonneg(c.Hidden), nonneg(c.S+c.T+1)
 	n, links := nonneg(size.Nodes), nonneg(size.Arcs)+nonneg(size.Nodes)
@@ -202,14 +200,12 @@ func (c PRCapsConfig) EstimateBytes(shape Shape, size Size) int64 {
 func (c GCNConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
 
 func (c GCNConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	h := nonneg(c.Hidden)
 	return (nonneg(shape.Features)+1)*h + (h+1)*nonneg(shape.Classes)
 }
 
 // EstimateBytes implements MemoryEstimator for the two-layer GCN.
 func (c GCNConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	h, n := nonneg(c.Hidden), nonneg(size.Nodes)
 	acts := 6*n*h + 4*n*nonneg(shape.Classes) + nonneg(size.Arcs) + n
 	return bytesOf(trainingValues(c.paramValues(shape)) + 2*acts)

@@ -41,13 +41,6 @@ type MLPConfig struct {
 // 32/128/256), no output ReLU.
 func DefaultMLPConfig() MLPConfig { return MLPConfig{Hidden: 128} }
 
-func (c MLPConfig) withDefaults() MLPConfig {
-	if c.Hidden == 0 {
-		c.Hidden = 128
-	}
-	return c
-}
-
 // Validate reports an invalid field.
 func (c MLPConfig) Validate() error {
 	if c.Hidden < 1 || c.Hidden > MaxWidth {
@@ -74,7 +67,6 @@ type MLP struct {
 
 // NewMLP builds the baseline for shape with weights drawn from seed.
 func NewMLP(cfg MLPConfig, shape Shape, seed uint64) (*MLP, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -115,7 +107,6 @@ func (m *MLP) Groups() []optim.Group[float32] {
 func (c MLPConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
 
 func (c MLPConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	h := nonneg(c.Hidden)
 	return (nonneg(shape.Features)+1)*h + (h+1)*nonneg(shape.Classes)
 }
@@ -125,7 +116,6 @@ func (c MLPConfig) paramValues(shape Shape) float64 {
 // on the training and the evaluation tape, with the gradients (two of the
 // nodes' products live at once), and the parameters.
 func (c MLPConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	h, n, g := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size)
 	acts := n*h + 3*g*h + 2*g*nonneg(shape.Classes)
 	return bytesOf(trainingValues(c.paramValues(shape)) + 4*acts + 2*n)

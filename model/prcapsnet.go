@@ -55,7 +55,6 @@ type PRCapsNet struct {
 // NewPRCapsNet builds the PR-CapsNet node network for shape with weights
 // drawn from seed.
 func NewPRCapsNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsNet, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

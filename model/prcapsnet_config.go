@@ -21,18 +21,17 @@ import (
 // (PRCapsGraphNet) shares the stem and adds graph-level routing to one
 // capsule per class.
 //
-// NewPRCapsNet and NewPRCapsGraphNet fill zero fields with the defaults
-// given with them, except the two dropouts and the booleans, whose zero
-// means off: there PRCapsConfig{} is the default network without dropout.
-// Validate (model.New, checkpoints, the command line) takes a
-// configuration as it is, so a zero width or count is an error there.
+// Start from DefaultPRCapsConfig or DefaultPRCapsGraphConfig: Validate
+// (in the constructors, model.New, checkpoints, the command line) takes a
+// configuration as it is, so a zero width or count is an error, never a
+// default; the dropouts' and the booleans' zeros mean off.
 // DefaultPRCapsConfig is the node network's default with its dropout,
 // DefaultPRCapsGraphConfig the graph network's.
 type PRCapsConfig struct {
 	Hidden int  `opt:"hidden" min:"1" max:"65536" help:"hidden width of the GCN stem, 1 to 65536"`
 	Stem   Stem `opt:"stem" help:"the stem's aggregation: gcn (D^-1/2 (A+I) D^-1/2) or sum (A+I, GIN-0's, keeps neighbour counts)"`
 	// S and T give the capsule manifold Q_{s,t}: s space-like and t+1
-	// time-like dimensions, D = s+t+1 (default 9, 9 when both are zero).
+	// time-like dimensions, D = s+t+1 (9 and 9 by default).
 	S int `opt:"s" min:"0" max:"512" help:"space-like capsule dimensions s, 0 to 512"`
 	T int `opt:"t" min:"1" max:"64" help:"time-like capsule dimensions t, 1 to 64; the time block has t+1"`
 	// Layers is the number of node-level routing layers L (default 1, as
@@ -87,8 +86,9 @@ const (
 // §5): hidden 64, s = t = 9, one ACR layer with K = 4 and T = 3, squash,
 // PRCC at initial scale 10, dropout 0.5 on the input and the hidden layer.
 func DefaultPRCapsConfig() PRCapsConfig {
+	r := capsule.DefaultRoutingConfig() // the capsule sizes, K and T of the routing layer
 	return PRCapsConfig{
-		Hidden: 64, S: 9, T: 9, Layers: 1, ClassifierScale: 10, K: 4, Iters: 3,
+		Hidden: 64, S: r.Dims.S, T: r.Dims.T, Layers: 1, ClassifierScale: 10, K: r.K, Iters: r.Iters,
 		Dropout: 0.5, InputDropout: 0.5,
 	}
 }
@@ -101,32 +101,8 @@ func DefaultPRCapsGraphConfig() PRCapsConfig {
 	return c
 }
 
-// withDefaults fills the zero fields that have a default.
-func (c PRCapsConfig) withDefaults() PRCapsConfig {
-	if c.Hidden == 0 {
-		c.Hidden = 64
-	}
-	if c.S == 0 && c.T == 0 {
-		c.S, c.T = 9, 9
-	}
-	if c.Layers == 0 {
-		c.Layers = 1
-	}
-	if c.ClassifierScale == 0 {
-		c.ClassifierScale = 10
-	}
-	if c.K == 0 {
-		c.K = 4
-	}
-	if c.Iters == 0 {
-		c.Iters = 3
-	}
-	return c
-}
-
 // Dims is the capsule manifold's (s, t).
 func (c PRCapsConfig) Dims() manifold.Dims {
-	c = c.withDefaults()
 	return manifold.Dims{S: c.S, T: c.T}
 }
 

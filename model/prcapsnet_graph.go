@@ -88,7 +88,6 @@ type PRCapsGraphNet struct {
 // NewPRCapsGraphNet builds the graph network for shape with weights drawn
 // from seed.
 func NewPRCapsGraphNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsGraphNet, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

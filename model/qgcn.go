@@ -30,8 +30,8 @@ func init() {
 // classification by default: its "2 layers" are one nn.QGCNConv from the
 // input features to Q_{s,t} with tangent width Hidden = s + t, and HGCN's
 // linear decoder on loĝ_o of the result; time dimension t = 1, curvature
-// β = −1 fixed, no dropout, raw features. NewQGCN takes zero fields as these defaults (Validate does not),
-// except Dropout and the booleans.
+// β = −1 fixed, no dropout, raw features (DefaultQGCNConfig; a zero width
+// or dimension is invalid, not a default).
 type QGCNConfig struct {
 	Hidden  int     `opt:"hidden" min:"2" max:"65536" help:"tangent width s + t of the manifold Q_{s,t}, 2 to 65536"`
 	TimeDim int     `opt:"time-dim" min:"1" max:"65536" help:"time dimension t of Q_{s,t}, 1 to hidden"`
@@ -45,19 +45,6 @@ type QGCNConfig struct {
 // DefaultQGCNConfig is the authors' default: tangent width 128, t = 1,
 // β = −1 fixed, no dropout, raw features.
 func DefaultQGCNConfig() QGCNConfig { return QGCNConfig{Hidden: 128, TimeDim: 1, Beta: -1} }
-
-func (c QGCNConfig) withDefaults() QGCNConfig {
-	if c.Hidden == 0 {
-		c.Hidden = 128
-	}
-	if c.TimeDim == 0 {
-		c.TimeDim = 1
-	}
-	if c.Beta == 0 {
-		c.Beta = -1
-	}
-	return c
-}
 
 // Validate reports an invalid field.
 func (c QGCNConfig) Validate() error {
@@ -85,7 +72,6 @@ func (c QGCNConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramVa
 // paramValues counts the input weights and bias, the decoder and the
 // curvature.
 func (c QGCNConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	w := nonneg(c.Hidden) + 1
 	return (nonneg(shape.Features)+1)*w + (w+1)*nonneg(shape.Classes) + 1
 }
@@ -93,7 +79,6 @@ func (c QGCNConfig) paramValues(shape Shape) float64 {
 // EstimateBytes implements MemoryEstimator: the input weights and about
 // twenty nodes × width matrices recorded by the manifold maps.
 func (c QGCNConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	w := nonneg(c.Hidden) + 1
 	return bytesOf(trainingValues(c.paramValues(shape)) + 20*nonneg(size.Nodes)*w + nonneg(size.Arcs) + nonneg(size.Nodes))
 }
@@ -112,7 +97,6 @@ type QGCN struct {
 
 // NewQGCN builds Q-GCN for shape with weights drawn from seed.
 func NewQGCN(cfg QGCNConfig, shape Shape, seed uint64) (*QGCN, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -35,8 +35,8 @@ func init() {
 
 // SGCConfig configures SGC and SSGC: a fixed propagation of the
 // (row-normalised) input features, computed once per graph, then a linear
-// classifier. NewSGC reads a zero Hops as the model's default (Validate
-// rejects it).
+// classifier. Start from DefaultSGCConfig or DefaultSSGCConfig: a zero
+// Hops is invalid, not a default.
 type SGCConfig struct {
 	Hops int `opt:"hops" min:"1" max:"64" help:"propagation steps K, 1 to 64"`
 	// Alpha is SSGC's weight of the input features in the average.
@@ -55,16 +55,6 @@ func DefaultSGCConfig() SGCConfig { return SGCConfig{Hops: 2, NormalizeFeatures:
 // α = 0.05, no dropout, row-normalised features.
 func DefaultSSGCConfig() SGCConfig {
 	return SGCConfig{Hops: 16, Alpha: 0.05, Average: true, NormalizeFeatures: true}
-}
-
-func (c SGCConfig) withDefaults() SGCConfig {
-	if c.Hops == 0 {
-		c.Hops = 2
-		if c.Average {
-			c.Hops = 16
-		}
-	}
-	return c
 }
 
 // Validate reports an invalid field.
@@ -107,7 +97,6 @@ type SGC struct {
 
 // NewSGC builds SGC (or SSGC, with cfg.Average) for shape.
 func NewSGC(cfg SGCConfig, shape Shape, seed uint64) (*SGC, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

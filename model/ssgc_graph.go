@@ -29,7 +29,8 @@ func init() {
 // say how it reads graphs, so this is the plainest reading: SSGC's
 // propagation of the node features inside each graph (no parameters),
 // one ReLU layer on every node, the mean over the graph's nodes, a linear
-// head. Zero Hops and Hidden mean the defaults.
+// head. Start from DefaultSSGCGraphConfig: zero Hops and Hidden are
+// invalid, not defaults.
 type SSGCGraphConfig struct {
 	Hops    int     `opt:"hops" min:"1" max:"64" help:"propagation steps K within each graph, 1 to 64"`
 	Alpha   float64 `opt:"alpha" min:"0" max:"1" help:"weight α of the input features in the averaged propagation, in [0, 1]"`
@@ -41,16 +42,6 @@ type SSGCGraphConfig struct {
 // hidden layer of 64 and dropout 0.5.
 func DefaultSSGCGraphConfig() SSGCGraphConfig {
 	return SSGCGraphConfig{Hops: 16, Alpha: 0.05, Hidden: 64, Dropout: 0.5}
-}
-
-func (c SSGCGraphConfig) withDefaults() SSGCGraphConfig {
-	if c.Hops == 0 {
-		c.Hops = 16
-	}
-	if c.Hidden == 0 {
-		c.Hidden = 64
-	}
-	return c
 }
 
 // Validate reports an invalid field.
@@ -85,7 +76,6 @@ type SSGCGraph struct {
 
 // NewSSGCGraph builds the classifier for shape with weights drawn from seed.
 func NewSSGCGraph(cfg SSGCGraphConfig, shape Shape, seed uint64) (*SSGCGraph, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -141,7 +131,6 @@ func (m *SSGCGraph) Groups() []optim.Group[float32] {
 func (c SSGCGraphConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramValues(shape)) }
 
 func (c SSGCGraphConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	h := nonneg(c.Hidden)
 	return (nonneg(shape.Features)+1)*h + (h+1)*nonneg(shape.Classes)
 }
@@ -152,7 +141,6 @@ func (c SSGCGraphConfig) paramValues(shape Shape) float64 {
 // means on the training and the evaluation tape, with their gradients;
 // the operator and the parameters.
 func (c SSGCGraphConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	h, n, g, f := nonneg(c.Hidden), nonneg(size.Nodes), graphsOf(size), nonneg(shape.Features)
 	acts := 3*n*h + 3*g*h + 2*g*nonneg(shape.Classes)
 	return bytesOf(trainingValues(c.paramValues(shape)) + 4*n*f + 3*acts + operatorValues(size))

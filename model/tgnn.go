@@ -89,19 +89,6 @@ func DefaultTGNNConfig() TGNNConfig {
 	return TGNNConfig{Layers: 3, Hidden: 512, Heads: 1, Dropout: 0.7}
 }
 
-func (c TGNNConfig) withDefaults() TGNNConfig {
-	if c.Layers == 0 {
-		c.Layers = 3
-	}
-	if c.Hidden == 0 {
-		c.Hidden = 512
-	}
-	if c.Heads == 0 {
-		c.Heads = 1
-	}
-	return c
-}
-
 // Validate reports an invalid field.
 func (c TGNNConfig) Validate() error {
 	switch {
@@ -130,7 +117,6 @@ func (c TGNNConfig) ParamBytes(shape Shape) int64 { return bytesOf(2 * c.paramVa
 // hidden matrices (SAGE's two) and the residual's, the attention
 // vectors, biases and norm (bounded by 6 × hidden), and the classifier.
 func (c TGNNConfig) paramValues(shape Shape) float64 {
-	c = c.withDefaults()
 	h, layers := nonneg(c.Hidden), nonneg(c.Layers)
 	mats := 1.0
 	if c.Conv == ConvSAGE {
@@ -145,7 +131,6 @@ func (c TGNNConfig) paramValues(shape Shape) float64 {
 // EstimateBytes implements MemoryEstimator: the weights and about eight
 // nodes × hidden matrices per layer, and per GAT head the arcs' scores.
 func (c TGNNConfig) EstimateBytes(shape Shape, size Size) int64 {
-	c = c.withDefaults()
 	h, n, layers := nonneg(c.Hidden), nonneg(size.Nodes), nonneg(c.Layers)
 	acts := layers * 8 * n * h
 	if c.Conv == ConvGAT {
@@ -198,7 +183,6 @@ type TGNN struct {
 
 // NewTGNN builds a TGNN for shape with weights drawn from seed.
 func NewTGNN(cfg TGNNConfig, shape Shape, seed uint64) (*TGNN, error) {
-	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ func TestTGNNLearnsCommunities(t *testing.T) {
 	ds := twoCommunities(t, 400, 1)
 	split := data.RandomSplit(ds.Y, 0, 0.6, 0.2)
 	for _, c := range []model.TGNNConfig{
-		{Conv: model.ConvGCN, Layers: 2, Hidden: 32, Dropout: 0.5},
-		{Conv: model.ConvSAGE, Layers: 2, Hidden: 32, Dropout: 0.5, Residual: true, Norm: model.NormLayer},
+		{Conv: model.ConvGCN, Layers: 2, Hidden: 32, Heads: 1, Dropout: 0.5},
+		{Conv: model.ConvSAGE, Layers: 2, Hidden: 32, Heads: 1, Dropout: 0.5, Residual: true, Norm: model.NormLayer},
 		{Conv: model.ConvGAT, Layers: 3, Hidden: 32, Heads: 2, Dropout: 0.5, Residual: true, JK: true},
 	} {
 		m, err := model.NewTGNN(c, model.NodeShape(ds), 0)
@@ -40,10 +40,10 @@ func TestTGNNParamCount(t *testing.T) {
 		cfg  model.TGNNConfig
 		want int
 	}{
-		{model.TGNNConfig{Layers: 2, Hidden: h}, (f*h + h) + (h*h + h) + (h*c + c)},
-		{model.TGNNConfig{Layers: 2, Hidden: h, Residual: true, Norm: model.NormLayer},
+		{model.TGNNConfig{Layers: 2, Hidden: h, Heads: 1}, (f*h + h) + (h*h + h) + (h*c + c)},
+		{model.TGNNConfig{Layers: 2, Hidden: h, Heads: 1, Residual: true, Norm: model.NormLayer},
 			2*(f*h+h) + 2*(h*h+h) + 2*2*h + (h*c + c)},
-		{model.TGNNConfig{Conv: model.ConvSAGE, Layers: 1, Hidden: h}, 2*f*h + h + (h*c + c)},
+		{model.TGNNConfig{Conv: model.ConvSAGE, Layers: 1, Hidden: h, Heads: 1}, 2*f*h + h + (h*c + c)},
 	} {
 		m, err := model.NewTGNN(tc.cfg, model.Shape{Features: f, Classes: c}, 0)
 		if err != nil {
