@@ -6,7 +6,7 @@ import (
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
-	"github.com/prcaps/prcaps/internal/gmm"
+	"github.com/prcaps/prcaps/model/internal/gmm"
 	"github.com/prcaps/prcaps/nn"
 	"github.com/prcaps/prcaps/optim"
 	"github.com/prcaps/prcaps/tensor"
