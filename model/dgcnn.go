@@ -40,6 +40,9 @@ type DGCNNConfig struct {
 	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability before the dense head's output layer, in [0, 1)"`
 }
 
+// DGCNNConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = DGCNNConfig{}
+
 // DefaultDGCNNConfig is DGCNN's published stack (32, 32, 32, 1) and head
 // (128 units, dropout 0.5).
 func DefaultDGCNNConfig() DGCNNConfig {
@@ -74,6 +77,9 @@ type DGCNN struct {
 	out   *nn.Linear[float32]
 	in    nodeInput
 }
+
+// DGCNN implements NodeEmbedder, checked at compile time.
+var _ NodeEmbedder = (*DGCNN)(nil)
 
 // NewDGCNN builds the model for shape with weights drawn from seed.
 func NewDGCNN(cfg DGCNNConfig, shape Shape, seed uint64) (*DGCNN, error) {

@@ -52,6 +52,12 @@ type DGCNNGraphConfig struct {
 	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability before the dense head's output layer, in [0, 1)"`
 }
 
+// DGCNNGraphConfig implements these, checked at compile time.
+var (
+	_ MemoryEstimator = DGCNNGraphConfig{}
+	_ GraphResolver   = (*DGCNNGraphConfig)(nil)
+)
+
 // DefaultDGCNNGraphConfig is the authors' TU setting: convolutions 32, 32,
 // 32, 1; 1-D convolutions of 16 and 32 channels; dense 128 with dropout
 // 0.5; k from the data.
@@ -124,6 +130,9 @@ type DGCNNGraph struct {
 	order  []int32    // scratch for one graph's nodes
 	window [5][]int32 // the pooled rows each output position of conv2 reads
 }
+
+// DGCNNGraph implements GraphEmbedder, checked at compile time.
+var _ GraphEmbedder = (*DGCNNGraph)(nil)
 
 // NewDGCNNGraph builds DGCNN for shape with weights drawn from seed; cfg.K
 // must be resolved (ResolveGraphs or set).

@@ -50,6 +50,9 @@ type GATConfig struct {
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
+// GATConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = GATConfig{}
+
 // DefaultGATConfig is the published setting: 8 heads × 8 hidden, one
 // output head, dropout 0.6 on features and attention, row-normalised
 // features.
@@ -109,6 +112,9 @@ type GAT struct {
 	gg           nn.GATGraph[float32]
 	ggGen        int
 }
+
+// GAT implements NodeEmbedder, checked at compile time.
+var _ NodeEmbedder = (*GAT)(nil)
 
 // NewGAT builds GAT (or GATv2) for shape with weights drawn from seed.
 func NewGAT(cfg GATConfig, shape Shape, seed uint64) (*GAT, error) {

@@ -63,6 +63,9 @@ type GATGraphConfig struct {
 	V2 bool
 }
 
+// GATGraphConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = GATGraphConfig{}
+
 // DefaultGATGraphConfig is GAT's published layer setting (8 heads × 8
 // hidden, dropout 0.6) with a mean readout.
 func DefaultGATGraphConfig() GATGraphConfig {
@@ -96,6 +99,9 @@ type GATGraph struct {
 	x     nn.SparseInput[float32]
 	mean  meanReadout
 }
+
+// GATGraph implements GraphEmbedder, checked at compile time.
+var _ GraphEmbedder = (*GATGraph)(nil)
 
 // NewGATGraph builds the model for shape with weights drawn from seed.
 func NewGATGraph(cfg GATGraphConfig, shape Shape, seed uint64) (*GATGraph, error) {

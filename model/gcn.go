@@ -39,6 +39,9 @@ type GCNConfig struct {
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
+// GCNConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = GCNConfig{}
+
 // DefaultGCNConfig is hidden 64, dropout 0.5, weight decay on the first
 // layer, row-normalised features.
 func DefaultGCNConfig() GCNConfig {
@@ -63,6 +66,9 @@ type GCN struct {
 	conv1, conv2 *nn.GCNConv[float32]
 	in           nodeInput
 }
+
+// GCN implements NodeEmbedder, checked at compile time.
+var _ NodeEmbedder = (*GCN)(nil)
 
 // NewGCN builds a GCN for shape with weights drawn from seed.
 func NewGCN(cfg GCNConfig, shape Shape, seed uint64) (*GCN, error) {

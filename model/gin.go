@@ -33,6 +33,9 @@ type GINConfig struct {
 	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on each layer's readout scores, in [0, 1)"`
 }
 
+// GINConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = GINConfig{}
+
 // DefaultGINConfig is Xu et al.'s TU setting: 5 layers (the input and 4
 // GIN layers), hidden 64, dropout 0.5 on the readout scores.
 func DefaultGINConfig() GINConfig { return GINConfig{Layers: 5, Hidden: 64, Dropout: 0.5} }
@@ -71,6 +74,12 @@ type GIN struct {
 	sum   tensor.Adjacency[float32]
 	x     nn.SparseInput[float32]
 }
+
+// GIN implements these, checked at compile time.
+var (
+	_ GraphModel = (*GIN)(nil)
+	_ WholeBatch = (*GIN)(nil)
+)
 
 // NewGIN builds GIN for shape with weights drawn from seed.
 func NewGIN(cfg GINConfig, shape Shape, seed uint64) (*GIN, error) {

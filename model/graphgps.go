@@ -124,6 +124,9 @@ type GraphGPSConfig struct {
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
+// GraphGPSConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = GraphGPSConfig{}
+
 // DefaultGraphGPSConfig is the setting described on GraphGPSConfig.
 func DefaultGraphGPSConfig() GraphGPSConfig {
 	return GraphGPSConfig{Hidden: 64, Layers: 3, Heads: 4, Dropout: 0.2, AttnDropout: 0.5, RWSESteps: 16, PEDim: 28, HeadLayers: 3}
@@ -226,6 +229,9 @@ type GraphGPS struct {
 	pe     *autodiff.Var[float32] // the standardised RWSE, a constant
 	peGen  int                    // nodeInput generation pe was built for
 }
+
+// GraphGPS implements NodeEmbedder, checked at compile time.
+var _ NodeEmbedder = (*GraphGPS)(nil)
 
 // NewGraphGPS builds GraphGPS for shape with weights drawn from seed.
 func NewGraphGPS(cfg GraphGPSConfig, shape Shape, seed uint64) (*GraphGPS, error) {

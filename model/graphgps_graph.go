@@ -56,6 +56,9 @@ type GraphGPSGraph struct {
 	mean  meanReadout
 }
 
+// GraphGPSGraph implements GraphEmbedder, checked at compile time.
+var _ GraphEmbedder = (*GraphGPSGraph)(nil)
+
 // NewGraphGPSGraph builds the model for shape with weights drawn from seed.
 func NewGraphGPSGraph(cfg GraphGPSConfig, shape Shape, seed uint64) (*GraphGPSGraph, error) {
 	if err := cfg.Validate(); err != nil {

@@ -78,6 +78,9 @@ type GRATINConfig struct {
 	Pretrain int `opt:"pretrain-epochs" min:"1" max:"1e6" help:"epochs training the whole GNN before its message passing is frozen and its classifier retrained on GMM-augmented representations, 1 to 1e6; give --epochs more than this + 1"`
 }
 
+// GRATINConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = GRATINConfig{}
+
 // DefaultGRATINConfig is the authors' setting for their GCN backbone:
 // 3 layers of width 32, dropout 0.5 before the classifier of the first
 // stage, the script defaults of the second (dropout 0.8, 10 components,
@@ -214,6 +217,12 @@ type GRATIN struct {
 	samples [][]float32 // per class, AugPerGraph·n_c sampled rows
 	fits    []int       // components fitted per class (0: none)
 }
+
+// GRATIN implements these, checked at compile time.
+var (
+	_ GraphEmbedder = (*GRATIN)(nil)
+	_ WholeBatch    = (*GRATIN)(nil)
+)
 
 // gratinNet is one copy of GRATIN's message-passing backbone.
 type gratinNet struct {

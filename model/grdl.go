@@ -46,6 +46,12 @@ type GRDLConfig struct {
 	Lambda           float64 `opt:"lambda" min:"0" help:"weight λ of the term −λ·Σ_{c<c'} MMD(D_c, D_c') that pushes the classes' references apart, ≥ 0"`
 }
 
+// GRDLConfig implements these, checked at compile time.
+var (
+	_ MemoryEstimator = GRDLConfig{}
+	_ GraphResolver   = (*GRDLConfig)(nil)
+)
+
 // DefaultGRDLConfig is the authors' exp.py defaults: 5 GIN layers of width
 // 32 (two-layer MLPs), γ initialised at 500 and trained at 100 times the
 // base rate, separation weight λ = 1; the number of reference points is
@@ -172,6 +178,12 @@ type GRDL struct {
 	outs  []*autodiff.Var[float32]
 	km    grdlKMeans
 }
+
+// GRDL implements these, checked at compile time.
+var (
+	_ GraphModel = (*GRDL)(nil)
+	_ WholeBatch = (*GRDL)(nil)
+)
 
 // grdlConv is a GIN-0 layer with the authors' MLP: Linear → BatchNorm →
 // LeakyReLU(0.1) → Linear (nn.GINConv has ReLU).

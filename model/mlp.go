@@ -37,6 +37,9 @@ type MLPConfig struct {
 	OutputReLU bool `opt:"output-relu" help:"a ReLU on the class scores, as Errica et al.'s code has (off: it kills every logit of some folds)"`
 }
 
+// MLPConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = MLPConfig{}
+
 // DefaultMLPConfig is hidden 128 (the middle of Errica et al.'s grid
 // 32/128/256), no output ReLU.
 func DefaultMLPConfig() MLPConfig { return MLPConfig{Hidden: 128} }
@@ -64,6 +67,9 @@ type MLP struct {
 	gen   uint64
 	x     nn.SparseInput[float32]
 }
+
+// MLP implements GraphModel, checked at compile time.
+var _ GraphModel = (*MLP)(nil)
 
 // NewMLP builds the baseline for shape with weights drawn from seed.
 func NewMLP(cfg MLPConfig, shape Shape, seed uint64) (*MLP, error) {

@@ -52,6 +52,13 @@ type PRCapsNet struct {
 	linear  *nn.Linear[float32]             // Caps only: a linear classifier on Euclidean capsules
 }
 
+// PRCapsNet implements these, checked at compile time.
+var (
+	_ RowsForwarder     = (*PRCapsNet)(nil)
+	_ NodeEmbedder      = (*PRCapsNet)(nil)
+	_ CurvatureReporter = (*PRCapsNet)(nil)
+)
+
 // NewPRCapsNet builds the PR-CapsNet node network for shape with weights
 // drawn from seed.
 func NewPRCapsNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsNet, error) {

@@ -70,6 +70,9 @@ type PRCapsConfig struct {
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
+// PRCapsConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = PRCapsConfig{}
+
 // The ranges of the configuration's sizes: far beyond the paper's (hidden
 // 64, s = t = 9, one to three layers, T = 3), and small enough that a
 // mistyped value is refused instead of exhausting the memory or running

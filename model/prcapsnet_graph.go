@@ -85,6 +85,12 @@ type PRCapsGraphNet struct {
 	classLinks capsule.Links
 }
 
+// PRCapsGraphNet implements these, checked at compile time.
+var (
+	_ GraphEmbedder     = (*PRCapsGraphNet)(nil)
+	_ CurvatureReporter = (*PRCapsGraphNet)(nil)
+)
+
 // NewPRCapsGraphNet builds the graph network for shape with weights drawn
 // from seed.
 func NewPRCapsGraphNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsGraphNet, error) {

@@ -42,6 +42,9 @@ type QGCNConfig struct {
 	NormalizeFeatures bool    `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
+// QGCNConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = QGCNConfig{}
+
 // DefaultQGCNConfig is the authors' default: tangent width 128, t = 1,
 // β = −1 fixed, no dropout, raw features.
 func DefaultQGCNConfig() QGCNConfig { return QGCNConfig{Hidden: 128, TimeDim: 1, Beta: -1} }
@@ -94,6 +97,9 @@ type QGCN struct {
 	in     nodeInput
 	hidden manifold.Dims
 }
+
+// QGCN implements NodeEmbedder, checked at compile time.
+var _ NodeEmbedder = (*QGCN)(nil)
 
 // NewQGCN builds Q-GCN for shape with weights drawn from seed.
 func NewQGCN(cfg QGCNConfig, shape Shape, seed uint64) (*QGCN, error) {

@@ -47,6 +47,9 @@ type SGCConfig struct {
 	NormalizeFeatures bool    `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
+// SGCConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = SGCConfig{}
+
 // DefaultSGCConfig is Wu et al.'s SGC: K = 2, no dropout, row-normalised
 // features (their preprocessing).
 func DefaultSGCConfig() SGCConfig { return SGCConfig{Hops: 2, NormalizeFeatures: true} }
@@ -94,6 +97,9 @@ type SGC struct {
 	src data.Features
 	x   *autodiff.Var[float32] // the propagated features, a constant
 }
+
+// SGC implements NodeEmbedder, checked at compile time.
+var _ NodeEmbedder = (*SGC)(nil)
 
 // NewSGC builds SGC (or SSGC, with cfg.Average) for shape.
 func NewSGC(cfg SGCConfig, shape Shape, seed uint64) (*SGC, error) {

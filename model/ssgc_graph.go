@@ -38,6 +38,9 @@ type SSGCGraphConfig struct {
 	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability after the node MLP layer, in [0, 1)"`
 }
 
+// SSGCGraphConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = SSGCGraphConfig{}
+
 // DefaultSSGCGraphConfig is SSGC's published K = 16, α = 0.05, with a
 // hidden layer of 64 and dropout 0.5.
 func DefaultSSGCGraphConfig() SSGCGraphConfig {
@@ -73,6 +76,9 @@ type SSGCGraph struct {
 	a      tensor.CSR[float32]
 	deg    []float64
 }
+
+// SSGCGraph implements GraphEmbedder, checked at compile time.
+var _ GraphEmbedder = (*SSGCGraph)(nil)
 
 // NewSSGCGraph builds the classifier for shape with weights drawn from seed.
 func NewSSGCGraph(cfg SSGCGraphConfig, shape Shape, seed uint64) (*SSGCGraph, error) {

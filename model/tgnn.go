@@ -83,6 +83,9 @@ type TGNNConfig struct {
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 
+// TGNNConfig implements MemoryEstimator, checked at compile time.
+var _ MemoryEstimator = TGNNConfig{}
+
 // DefaultTGNNConfig is Luo et al.'s GCN setting for Cora: 3 layers of 512,
 // dropout 0.7, one head for GAT, raw features.
 func DefaultTGNNConfig() TGNNConfig {
@@ -180,6 +183,9 @@ type TGNN struct {
 	gg     nn.GATGraph[float32]
 	gen    int // nodeInput generation mean and gg were built for
 }
+
+// TGNN implements NodeEmbedder, checked at compile time.
+var _ NodeEmbedder = (*TGNN)(nil)
 
 // NewTGNN builds a TGNN for shape with weights drawn from seed.
 func NewTGNN(cfg TGNNConfig, shape Shape, seed uint64) (*TGNN, error) {
