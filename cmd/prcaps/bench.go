@@ -18,6 +18,7 @@ type benchFlags struct {
 	opt                             experiment.Options
 	suite, tables, datasets, models string
 	out, cpuProfile, edges          string
+	shard                           string
 	asJSON, quiet, speed, list      bool
 	scale                           bool
 	scaleEdges                      []int
@@ -33,8 +34,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return experiment.List(stdout)
 	}
 	// --log is read and appended (an input of itself); the others are
-	// replaced, so none may be another or a dataset file.
-	if err := checkPaths(datasetInputs("", f.opt.Root), []pathArg{{Flag: "--log", Path: f.opt.Log},
+	// replaced, so none may be another or a dataset file. A merge's logs
+	// are only read.
+	inputs := datasetInputs("", f.opt.Root)
+	for _, l := range f.opt.Logs {
+		inputs = append(inputs, pathArg{Flag: "--log", Path: l})
+	}
+	if err := checkPaths(inputs, []pathArg{{Flag: "--log", Path: f.opt.Log},
 		{Flag: "--cpuprofile", Path: f.cpuProfile}, {Flag: "--out", Path: f.out, Dir: true}}); err != nil {
 		return err
 	}
@@ -74,6 +80,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			if err := checkTablesRead(tables, f.set); err != nil {
 				return err
 			}
+			if f.opt.Shard.Sharded() {
+				return printShard(b, tables, f.asJSON, stdout)
+			}
 			err = b.RunTables(tables)
 		}
 	}
@@ -94,6 +103,27 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(res.Failures) > 0 {
 		return fmt.Errorf("%d failure(s) (the tables say which):\n  %s", len(res.Failures), strings.Join(res.Failures, "\n  "))
+	}
+	return nil
+}
+
+// printShard runs the shard of the tables and prints what it did: a line,
+// or with --json one object (experiment.ShardPlan).
+func printShard(b *experiment.Bench, tables []experiment.Table, asJSON bool, stdout io.Writer) error {
+	p, err := b.RunShard(tables)
+	if asJSON {
+		if jerr := json.NewEncoder(stdout).Encode(p); jerr != nil {
+			return jerr
+		}
+	} else if _, werr := fmt.Fprintln(stdout, p.Text()); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	if len(p.Failures) > 0 {
+		return fmt.Errorf("shard %s: %d failure(s); rerun the same command to retry them (finished units are kept in %s):\n  %s",
+			p.Shard, len(p.Failures), p.Log, strings.Join(p.Failures, "\n  "))
 	}
 	return nil
 }
@@ -155,7 +185,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	intVar(fs, &o.ItersPerEpoch, "iters-per-epoch", 0, 0, 1<<20, "graph tables: an epoch is this many mini-batches, each drawn at random afresh (GIN-0's reference code: 50, its iters_per_epoch); 0, the default: a full pass over the shuffled training graphs, every graph once (the published tables' schedule)")
 	fs.IntVar(&o.Repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&o.Log, "log", "", "`file` of finished folds and seeds (JSON lines, one record per fold or run with its test accuracy, the paired tests' input); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
-	fs.BoolVar(&o.LogOnly, "log-only", false, "make the tables from --log alone, training nothing (cells whose folds are not all there stay empty): a long bench's progress")
+	fs.BoolVar(&o.LogOnly, "log-only", false, "make the tables from --log alone, training nothing (cells whose folds are not all there stay empty, with the missing folds named): a long bench's progress, or the merge of a sharded bench, whose --log is then several logs: a comma-separated list of files, directories (their *.jsonl) or globs such as 'logs/shard-*.jsonl'; a fold found in two of them is an error")
+	fs.StringVar(&f.shard, "shard", "", "`I/N`: train only the I-th of N parts (1 ≤ I ≤ N, as $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT of an --array=1-N job) of the node and graph tables' folds and seeds, balanced by estimated cost, appending them to --log (required, one per shard); rerun to resume; merge the shards' logs with --log-only (docs/cluster.md)")
 	fs.StringVar(&f.out, "out", "", "also write each table as DIR/<table>.md and DIR/<table>.csv")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per protocol run and a summary object (with the tables) on the last line")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
@@ -196,6 +227,28 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	if f.suite == "speed" || f.suite == "scale" {
 		if err := notApplicable(set, "to the "+f.suite+" suite (graph tables only)", "folds", "micro-batch-seeds", "iters-per-epoch", "log", "log-only", "tables"); err != nil {
 			return f, err
+		}
+		if err := notApplicable(set, "to the "+f.suite+" suite (the node and graph tables only)", "shard"); err != nil {
+			return f, err
+		}
+	}
+	if set["shard"] {
+		sh, err := experiment.ParseShard(f.shard)
+		if err != nil {
+			return f, usagef("--%v", err)
+		}
+		o.Shard = sh
+		if err := notApplicable(set, "with --shard (a shard writes its log; the merge, --log-only over every shard's log, writes the tables)", "out", "log-only"); err != nil {
+			return f, err
+		}
+	}
+	if o.LogOnly && o.Log != "" {
+		logs, many, err := experiment.ExpandLogs(o.Log)
+		if err != nil {
+			return f, usagef("--log %s: %v", o.Log, err)
+		}
+		if many {
+			o.Log, o.Logs = "", logs
 		}
 	}
 	if f.suite == "scale" {
