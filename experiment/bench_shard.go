@@ -20,6 +20,7 @@ type benchCell struct {
 	key    string // cellKey or nodeCellKey
 	runs   int    // folds or seeds
 	cost   float64
+	need   int64          // one run's training-step memory (as Run.checkMemory estimates it)
 	job    train.GraphJob // graph cells
 	failed error          // a configuration that cannot run: no units
 }
@@ -64,11 +65,14 @@ func (b *Bench) shardCells(tables []Table) ([]*benchCell, error) {
 						size.Arcs += s.Graph.NumArcs()
 					}
 					c.cost = unitCost(mc, model.GraphShape(g), size, tc.Epochs)
+					c.need, _ = model.EstimateBytes(mc, model.GraphShape(g), largestBatch(g, job.Protocol.BatchSize))
 				} else {
 					nd := d.ds.Node
 					c.key = nodeCellKey(memoKey(v.Model, mc, tc, d.ds.Name, false), d.ds, b.nodeProtocol())
 					c.runs = b.opt.Seeds
-					c.cost = unitCost(mc, model.NodeShape(nd), model.Size{Nodes: nd.Graph.N, Arcs: nd.Graph.NumArcs()}, tc.Epochs)
+					size := model.Size{Nodes: nd.Graph.N, Arcs: nd.Graph.NumArcs()}
+					c.cost = unitCost(mc, model.NodeShape(nd), size, tc.Epochs)
+					c.need, _ = model.EstimateBytes(mc, model.NodeShape(nd), size)
 				}
 				if seen[c.key] {
 					continue
@@ -249,4 +253,28 @@ func (b *Bench) trainNodeSeeds(run Run, key, label string, seeds []int) (int, er
 		lo = hi
 	}
 	return trained, nil
+}
+
+// ProcessBytes is what ShardMemory adds for the process itself: the Go
+// runtime, the binary, the datasets loaded and the garbage between two
+// collections. Table 2's largest dataset (DD) holds under 100 MB.
+const ProcessBytes = 512 << 20
+
+// ShardMemory estimates the memory a shard of tables needs when it
+// trains runsAtOnce folds or seeds at once (a Slurm task's --mem): the
+// largest cell's training-step estimate (model.EstimateBytes on the
+// largest mini-batch, as Run.checkMemory bounds a run), runsAtOnce times,
+// plus ProcessBytes. Every shard may draw the largest cell, so it is the
+// same for all of them. runsAtOnce 0 is the estimate of a merge, which
+// trains nothing.
+func (b *Bench) ShardMemory(tables []Table, runsAtOnce int) (int64, error) {
+	cells, err := b.shardCells(tables)
+	if err != nil {
+		return 0, err
+	}
+	var need int64
+	for _, c := range cells {
+		need = max(need, c.need)
+	}
+	return ProcessBytes + satFloat(float64(need)*float64(runsAtOnce)), nil
 }

@@ -19,6 +19,11 @@ type benchFlags struct {
 	suite, tables, datasets, models string
 	out, cpuProfile, edges          string
 	shard                           string
+	slurm                           int      // --slurm N: write the array job of N shards
+	slurmDir                        string   // its scripts, outputs and logs
+	submit                          bool     // submit them with sbatch
+	sbatch                          listFlag // more sbatch options
+	jobArgs                         []string // the flags the jobs run again (givenArgs)
 	asJSON, quiet, speed, list      bool
 	scale                           bool
 	scaleEdges                      []int
@@ -40,8 +45,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, l := range f.opt.Logs {
 		inputs = append(inputs, pathArg{Flag: "--log", Path: l})
 	}
-	if err := checkPaths(inputs, []pathArg{{Flag: "--log", Path: f.opt.Log},
-		{Flag: "--cpuprofile", Path: f.cpuProfile}, {Flag: "--out", Path: f.out, Dir: true}}); err != nil {
+	outputs := []pathArg{{Flag: "--log", Path: f.opt.Log}, {Flag: "--cpuprofile", Path: f.cpuProfile}, {Flag: "--out", Path: f.out, Dir: true}}
+	if f.slurm > 0 {
+		outputs = append(outputs, pathArg{Flag: "--slurm-dir", Path: f.slurmDir, Dir: true})
+	}
+	if err := checkPaths(inputs, outputs); err != nil {
 		return err
 	}
 	if f.cpuProfile != "" {
@@ -82,6 +90,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 			if f.opt.Shard.Sharded() {
 				return printShard(b, tables, f.asJSON, stdout)
+			}
+			if f.slurm > 0 {
+				return runSlurm(f, tables, stdout, stderr)
 			}
 			err = b.RunTables(tables)
 		}
@@ -187,6 +198,10 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.StringVar(&o.Log, "log", "", "`file` of finished folds and seeds (JSON lines, one record per fold or run with its test accuracy, the paired tests' input); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
 	fs.BoolVar(&o.LogOnly, "log-only", false, "make the tables from --log alone, training nothing (cells whose folds are not all there stay empty, with the missing folds named): a long bench's progress, or the merge of a sharded bench, whose --log is then several logs: a comma-separated list of files, directories (their *.jsonl) or globs such as 'logs/shard-*.jsonl'; a fold found in two of them is an error")
 	fs.StringVar(&f.shard, "shard", "", "`I/N`: train only the I-th of N parts (1 ≤ I ≤ N, as $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT of an --array=1-N job) of the node and graph tables' folds and seeds, balanced by estimated cost, appending them to --log (required, one per shard); rerun to resume; merge the shards' logs with --log-only (docs/cluster.md)")
+	intVar(fs, &f.slurm, "slurm", 0, 1, experiment.MaxShards, "write a Slurm array job of this many tasks (N), task I running this bench with --shard I/N into DIR/logs/shard-I.jsonl, and a merge job (--dependency=afterok on the array) making the tables with --log-only (and --out, if given) into DIR/merge.out; each task asks for --parallel CPUs (1 without it) and the memory the bench estimates; see docs/cluster.md")
+	fs.StringVar(&f.slurmDir, "slurm-dir", "prcaps-slurm", "with --slurm: `DIR` of the job scripts (shards.sbatch, merge.sbatch), the jobs' output and the shards' logs")
+	fs.BoolVar(&f.submit, "submit", false, "with --slurm: also submit the jobs with sbatch (--parsable) and print their ids")
+	fs.Var(&f.sbatch, "sbatch", "with --slurm: one more sbatch `option` for both jobs, such as --partition=short or --time=4:00:00 (repeat the flag for more; one given here replaces --cpus-per-task and --mem)")
 	fs.StringVar(&f.out, "out", "", "also write each table as DIR/<table>.md and DIR/<table>.csv")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per protocol run and a summary object (with the tables) on the last line")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
@@ -230,6 +245,21 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		}
 		if err := notApplicable(set, "to the "+f.suite+" suite (the node and graph tables only)", "shard"); err != nil {
 			return f, err
+		}
+	}
+	if set["slurm"] {
+		if err := notApplicable(set, "with --slurm (the jobs set it: each task its --shard and its log, the merge --log-only)", "shard", "log", "log-only", "cpuprofile"); err != nil {
+			return f, err
+		}
+		if f.suite == "speed" || f.suite == "scale" {
+			return f, usagef("--slurm does not apply to the %s suite (the node and graph tables only)", f.suite)
+		}
+		f.jobArgs = givenArgs(fs, slurmFlags)
+	} else {
+		for _, name := range []string{"slurm-dir", "submit", "sbatch"} {
+			if set[name] {
+				return f, usagef("--%s goes with --slurm N", name)
+			}
 		}
 	}
 	if set["shard"] {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,11 +93,43 @@ func TestBenchShardFlags(t *testing.T) {
 		{[]string{"--shard", "1/3", "--speed"}, "--shard does not apply to the speed suite"},
 		{[]string{"--log-only", "--log", filepath.Join(dir, "none-*.jsonl")}, "no file matches"},
 		{[]string{"--log-only", "--log", dir}, "a directory without *.jsonl fold logs"},
+		{[]string{"--submit"}, "--submit goes with --slurm N"},
+		{[]string{"--sbatch", "--time=1:00"}, "--sbatch goes with --slurm N"},
+		{[]string{"--slurm", "2", "--log", log}, "--log does not apply with --slurm"},
+		{[]string{"--slurm", "2", "--shard", "1/2"}, "--shard does not apply with --slurm"},
+		{[]string{"--slurm", "2", "--speed"}, "--slurm does not apply to the speed suite"},
+		{[]string{"--slurm", "2", "--slurm-dir", dir, "--sbatch", "--array=1-4"}, "is the job's own"},
+		{[]string{"--slurm", "2", "--slurm-dir", dir, "--sbatch", "partition=x"}, "want one option"},
 	} {
 		args := append([]string{"bench", "--data", "", "--dataset", "mutag", "--suite", "graph"}, tc.args...)
 		code, _, errOut := runCLI(args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
+	}
+}
+
+// Without --submit, --slurm writes the two scripts: the array's tasks run
+// this binary with the bench's flags, their shard and their log; the
+// merge reads the logs' directory and writes --out.
+func TestBenchSlurmScripts(t *testing.T) {
+	dir := t.TempDir()
+	sdir, out := filepath.Join(dir, "jobs"), filepath.Join(dir, "tables")
+	code, stdout, errOut := runCLI("bench", "--data", "", "--suite", "graph", "--dataset", "mutag", "--models", "gin", "--folds", "4",
+		"--parallel", "2", "--slurm", "5", "--slurm-dir", sdir, "--out", out, "--sbatch", "--partition=short")
+	if code != 0 || !strings.Contains(stdout, "submit with: jid=$(sbatch --parsable "+filepath.Join(sdir, "shards.sbatch")) {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
+	}
+	array, _ := os.ReadFile(filepath.Join(sdir, "shards.sbatch"))
+	merge, _ := os.ReadFile(filepath.Join(sdir, "merge.sbatch"))
+	exe, _ := os.Executable()
+	for _, want := range []string{"#SBATCH --array=1-5\n", "#SBATCH --cpus-per-task=2\n", "#SBATCH --partition=short\n", "#SBATCH --mem=",
+		exe + " bench --data= --dataset=mutag --folds=4 --models=gin --parallel=2 --suite=graph --shard \"${SLURM_ARRAY_TASK_ID}/5\" --log " + filepath.Join(sdir, "logs")} {
+		if !strings.Contains(string(array), want) {
+			t.Errorf("array script lacks %q:\n%s", want, array)
+		}
+	}
+	if !strings.Contains(string(merge), "--log-only --log="+filepath.Join(sdir, "logs")+" --out="+out+"\n") {
+		t.Errorf("merge script:\n%s", merge)
 	}
 }
