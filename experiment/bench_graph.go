@@ -176,13 +176,8 @@ var buildCommit = sync.OnceValue(func() string {
 	return rev
 })
 
-// readFoldLog reads the fold log at path (see readLog) by cell and fold.
-func readFoldLog(path string) (map[string]map[int]loggedFold, error) {
-	return readFoldLogs([]string{path})
-}
-
-// readFoldLogs reads several fold logs, the shards' of one bench, into
-// one map by cell and fold. Inside one file a later record of a fold
+// readFoldLogs reads fold logs (see readLog), one or the shards' of one
+// bench, into one map by cell and fold. Inside one file a later record of a fold
 // replaces an earlier one (a cell retrained after a change of code, say),
 // as a single log always did; across files the logs must not overlap: a
 // fold found in two files is a duplicate, and one fold of one table cell
