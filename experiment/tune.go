@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/internal/fileguard"
@@ -494,8 +495,10 @@ func (t Tune) DoShard() (ShardPlan, error) {
 	if err != nil {
 		return ShardPlan{}, err
 	}
+	start := time.Now()
 	p := plan(t.Shard, costs)
 	p.Log = t.Log
+
 	base := Trial{Dataset: ds.Name, Fingerprint: ds.Fingerprint(), Model: t.Grid.Model,
 		Protocol: t.Node.Name(), FirstSeed: t.Node.FirstSeed}
 	for k, i := range p.UnitsOfMe {
@@ -511,6 +514,7 @@ func (t Tune) DoShard() (ShardPlan, error) {
 			p.Failed++
 			p.Failures = append(p.Failures, fmt.Sprintf("%s (%s): %v", label, assignmentText(tr.Options), err))
 			if errors.Is(err, train.ErrInterrupted) {
+				p.Seconds = time.Since(start).Seconds()
 				return p, err
 			}
 			continue
@@ -521,11 +525,13 @@ func (t Tune) DoShard() (ShardPlan, error) {
 		}
 		tr.Params, tr.Seconds = sum.Params, sum.SecondsPerRun
 		if err := appendLog(t.Log, tr); err != nil {
+			p.Seconds = time.Since(start).Seconds()
 			return p, err
 		}
 		p.Trained++
 		progress.Line("%s %s: val %.4f ± %.4f, %.2f s per run", label, assignmentText(tr.Options), tr.ValMean, tr.ValStd, tr.Seconds)
 	}
+	p.Seconds = time.Since(start).Seconds()
 	return p, nil
 }
 

@@ -60,7 +60,7 @@ func TestSlurmSubmit(t *testing.T) {
 		jobs = append(jobs, string(m[1]), string(m[2]))
 		mergeOut = append(mergeOut, filepath.Join(sdir, "merge.out"))
 	}
-	waitJobs(t, jobs, 3*time.Minute)
+	waitJobs(t, jobs, 5*time.Minute)
 	for i := range benches {
 		id := jobs[2*i+1]
 		out, _ := exec.Command("scontrol", "show", "job", id).Output()
@@ -137,7 +137,7 @@ func TestSlurmTaskRerun(t *testing.T) {
 		t.Fatalf("--slurm 3 --submit: %v\n%s", err, out)
 	}
 	array, merge := string(m[1]), string(m[2])
-	waitJobs(t, []string{array, merge}, 3*time.Minute)
+	waitJobs(t, []string{array, merge}, 5*time.Minute)
 	if s := jobState(array + "_2"); s != "FAILED" {
 		t.Errorf("task 2: %s, want FAILED", s)
 	}
@@ -160,7 +160,7 @@ func TestSlurmTaskRerun(t *testing.T) {
 		t.Fatalf("%s: no job id in %q", cmd, out)
 	}
 	merge2 := string(id[1])
-	waitJobs(t, []string{merge2}, 3*time.Minute)
+	waitJobs(t, []string{merge2}, 5*time.Minute)
 	if s := jobState(merge2); s != "COMPLETED" {
 		t.Fatalf("rerun's merge job %s: %s", merge2, s)
 	}
