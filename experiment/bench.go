@@ -237,12 +237,13 @@ type Bench struct {
 	// Emit, if non-nil, receives each table as it completes.
 	Emit func(t *report.Table) error
 
-	cache  map[string]loadedData
-	start  time.Time
-	runs   int                // protocol runs (or timed runs for speed)
-	memo   map[string]memoRun // results by configuration, dataset and protocol
-	failed []string
-	done   []*report.Table
+	cache   map[string]loadedData
+	start   time.Time
+	runs    int                // protocol runs (or timed runs for speed)
+	memo    map[string]memoRun // results by configuration, dataset and protocol
+	failed  []string
+	missing []string // Result.Missing
+	done    []*report.Table
 	// finished counts the cells (rows of the speed and scale tables) of
 	// the table being made that have a result; complete is what Complete
 	// says of the table last emitted.
@@ -284,12 +285,16 @@ type Result struct {
 	Seconds      float64         `json:"seconds"`
 	Tables       []*report.Table `json:"tables"`
 	Failures     []string        `json:"-"`
+	// Missing are the cells a log-only bench left empty because the
+	// log(s) lack some of their folds or seeds, each naming its table,
+	// variant, dataset and the missing units.
+	Missing []string `json:"missing,omitempty"`
 }
 
 // Result summarises the bench so far.
 func (b *Bench) Result() Result {
 	return Result{ProtocolRuns: b.runs, Failed: len(b.failed), Seconds: time.Since(b.start).Seconds(),
-		Tables: b.done, Failures: slices.Clone(b.failed)}
+		Tables: b.done, Failures: slices.Clone(b.failed), Missing: slices.Clone(b.missing)}
 }
 
 func (b *Bench) record(v any) error {
@@ -509,6 +514,7 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 			if errors.Is(err, errNotInLog) {
 				res[vi][di] = cellResult{skipped: true}
 				notes = append(notes, fmt.Sprintf("%s on %s: %v.", v.Label, d.ds.Name, err))
+				b.missing = append(b.missing, fmt.Sprintf("%s: %s on %s: %v", t.Name, v.Label, d.ds.Name, err))
 				continue
 			}
 			if err != nil {

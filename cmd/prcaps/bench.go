@@ -112,6 +112,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(res.Missing) > 0 {
+		fmt.Fprintf(stderr, "%d cell(s) left empty, their units not all in the log(s):\n  %s\n", len(res.Missing), strings.Join(res.Missing, "\n  "))
+	}
 	if len(res.Failures) > 0 {
 		return fmt.Errorf("%d failure(s) (the tables say which):\n  %s", len(res.Failures), strings.Join(res.Failures, "\n  "))
 	}

@@ -69,6 +69,10 @@ func TestBenchShardsCLI(t *testing.T) {
 				t.Fatalf("shard %d: exit %d\n%s%s", i, code, out, errOut)
 			}
 		}
+		code, _, errOut = runCLI(append(common, "--log-only", "--log", list[0]+","+list[2])...)
+		if code != 0 || !strings.Contains(errOut, "cell(s) left empty, their units not all in the log(s):") || !strings.Contains(errOut, "; missing: ") {
+			t.Errorf("merge without shard 2: exit %d, stderr %s", code, errOut)
+		}
 		for _, logs := range []string{filepath.Join(dir, "shard-*.jsonl"), dir, strings.Join(list, ",")} {
 			code, got, errOut := runCLI(append(common, "--log-only", "--log", logs)...)
 			if code != 0 || withoutRuntimes(got) != withoutRuntimes(want) {
