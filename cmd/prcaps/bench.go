@@ -258,6 +258,13 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 			return f, usagef("--slurm does not apply to the %s suite (the node and graph tables only)", f.suite)
 		}
 		f.jobArgs = givenArgs(fs, slurmFlags)
+		if !set["data"] { // the jobs read the data this command found, whatever their environment says
+			root, err := filepath.Abs(o.Root)
+			if o.Root == "" || err != nil {
+				root = o.Root
+			}
+			f.jobArgs = append(f.jobArgs, "--data="+root)
+		}
 	} else {
 		for _, name := range []string{"slurm-dir", "submit", "sbatch"} {
 			if set[name] {
