@@ -37,7 +37,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.dataset, "dataset", "cora", "node dataset name (case-insensitive) or path to a .npz file")
 	fs.StringVar(&f.root, "data", data.DefaultRoot(), "data directory; default $PRCAPS_DATA, then the user cache; Cora is embedded")
 	fs.StringVar(&f.log, "log", "", "trial log (JSON lines) to resume from and append to (default: <grid>-<dataset>.jsonl beside the grid file, <grid>-<dataset>-shard-I-of-N.jsonl with --shard); or, to merge a sharded search, the shards' logs: a comma-separated list of files, directories (their *.jsonl) or globs, read only, which must hold every trial")
-	fs.StringVar(&f.shard, "shard", "", "`I/N`: train only the I-th of N parts of the grid (1 ≤ I ≤ N, as $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT), balanced by estimated cost, into this shard's --log; choose nothing (the merge, tune --log over every shard's log, chooses and scores)")
+	fs.StringVar(&f.shard, "shard", "", "train only the `I/N`-th part of the grid, the I-th of N (1 ≤ I ≤ N, as $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT), balanced by estimated cost, into this shard's --log; choose nothing (the merge, tune --log over every shard's log, chooses and scores)")
 	fs.BoolVar(&f.asJSON, "json", false, "print every trial and the chosen configuration's summary as JSON lines")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	proto := option.Bind(fs, &f.node)
