@@ -50,6 +50,15 @@ type Options struct {
 	// there are summarised, the others are left empty with a note, and
 	// nothing trains. It shows a long bench's progress.
 	LogOnly bool
+	// Logs, with LogOnly and instead of Log, are several fold logs read
+	// as one: the shards' logs of a sharded bench (Shard), merged into
+	// the tables the unsharded bench makes. A fold found in two of them,
+	// or one table cell's fold under two configurations, is an error
+	// naming both files (readFoldLogs).
+	Logs []string
+	// Shard, if set, makes RunShard train only this shard's part of the
+	// tables' folds and seeds (see Shard), appending them to Log.
+	Shard Shard
 	// Stop, if non-nil, interrupts the bench when closed: the cells in
 	// training fail as interrupted and the bench stops after its table.
 	Stop <-chan struct{}
@@ -91,8 +100,17 @@ func (o Options) Validate() error {
 		return fmt.Errorf("epochs must not be negative")
 	case o.FirstSeed < 0:
 		return fmt.Errorf("first seed must not be negative")
-	case o.LogOnly && o.Log == "":
+	case o.LogOnly && o.Log == "" && len(o.Logs) == 0:
 		return fmt.Errorf("log-only needs a fold log")
+	case len(o.Logs) > 0 && (!o.LogOnly || o.Log != ""):
+		return fmt.Errorf("several fold logs are read with log-only alone (a shard appends to one log)")
+	case o.Shard.Sharded() && o.Log == "":
+		return fmt.Errorf("shard %s needs a fold log of its own, which the merge reads", o.Shard)
+	case o.Shard.Sharded() && o.LogOnly:
+		return fmt.Errorf("shard and log-only: a shard trains its part; the merge (log-only) reads every shard's log")
+	}
+	if err := o.Shard.Check(); err != nil {
+		return err
 	}
 	if err := (train.GraphProtocol{MicroBatchSeeds: o.MicroBatchSeeds, ItersPerEpoch: o.ItersPerEpoch}).Check(); err != nil {
 		return err
@@ -219,18 +237,20 @@ type Bench struct {
 	// Emit, if non-nil, receives each table as it completes.
 	Emit func(t *report.Table) error
 
-	cache  map[string]loadedData
-	start  time.Time
-	runs   int                // protocol runs (or timed runs for speed)
-	memo   map[string]memoRun // results by configuration, dataset and protocol
-	failed []string
-	done   []*report.Table
+	cache   map[string]loadedData
+	start   time.Time
+	runs    int                // protocol runs (or timed runs for speed)
+	memo    map[string]memoRun // results by configuration, dataset and protocol
+	failed  []string
+	missing []string // Result.Missing
+	done    []*report.Table
 	// finished counts the cells (rows of the speed and scale tables) of
 	// the table being made that have a result; complete is what Complete
 	// says of the table last emitted.
 	finished int
 	complete bool
 	logged   map[string]map[int]loggedFold // Options.Log's folds by cell key
+	fresh    map[string]bool               // "cell|fold" of the folds logged by this bench (logRuns)
 	logErr   error                         // the first failed append to Options.Log
 	fromLog  map[string]int                // folds of the current table read from Options.Log, by commit
 }
@@ -245,9 +265,13 @@ func NewBench(opt Options, progress Progress) (*Bench, error) {
 		progress = noProgress{}
 	}
 	b := &Bench{opt: opt.withDefaults(), progress: progress, cache: map[string]loadedData{},
-		memo: map[string]memoRun{}, start: time.Now()}
+		memo: map[string]memoRun{}, start: time.Now(), fresh: map[string]bool{}}
+	logs := opt.Logs
+	if opt.Log != "" {
+		logs = []string{opt.Log}
+	}
 	var err error
-	if b.logged, err = readFoldLog(opt.Log); err != nil {
+	if b.logged, err = readFoldLogs(logs); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -261,12 +285,16 @@ type Result struct {
 	Seconds      float64         `json:"seconds"`
 	Tables       []*report.Table `json:"tables"`
 	Failures     []string        `json:"-"`
+	// Missing are the cells a log-only bench left empty because the
+	// log(s) lack some of their folds or seeds, each naming its table,
+	// variant, dataset and the missing units.
+	Missing []string `json:"missing,omitempty"`
 }
 
 // Result summarises the bench so far.
 func (b *Bench) Result() Result {
 	return Result{ProtocolRuns: b.runs, Failed: len(b.failed), Seconds: time.Since(b.start).Seconds(),
-		Tables: b.done, Failures: slices.Clone(b.failed)}
+		Tables: b.done, Failures: slices.Clone(b.failed), Missing: slices.Clone(b.missing)}
 }
 
 func (b *Bench) record(v any) error {
@@ -458,8 +486,8 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 			if !t.Graph {
 				unit = "run(s)"
 			}
-			notes = append(notes, fmt.Sprintf("%d %s were read from the fold log %s (trained: %s), with the runtimes of the runs that trained them.",
-				total, unit, b.opt.Log, strings.Join(by, ", ")))
+			notes = append(notes, fmt.Sprintf("%d %s were read from %s (trained: %s), with the runtimes of the runs that trained them.",
+				total, unit, b.logPhrase(), strings.Join(by, ", ")))
 		}
 	}
 	if t.Graph {
@@ -486,6 +514,7 @@ func (b *Bench) runTable(t Table) (*report.Table, error) {
 			if errors.Is(err, errNotInLog) {
 				res[vi][di] = cellResult{skipped: true}
 				notes = append(notes, fmt.Sprintf("%s on %s: %v.", v.Label, d.ds.Name, err))
+				b.missing = append(b.missing, fmt.Sprintf("%s: %s on %s: %v", t.Name, v.Label, d.ds.Name, err))
 				continue
 			}
 			if err != nil {
@@ -579,7 +608,7 @@ func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config,
 	if t.Graph { // runTable runs every graph cell ahead, in runGraphTableCells
 		return train.Summary{}, nil, fmt.Errorf("bench: %s/%s on %s was not run with its table's graph cells", t.Name, v.Label, ds.Name)
 	}
-	proto := train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop}
+	proto := b.nodeProtocol()
 	label := fmt.Sprintf("%s %s %s", t.Name, v.Label, ds.Name)
 	run := Run{Model: v.Model, Config: mc, Train: tc, Dataset: ds, Node: proto, Progress: b.progress, Label: label}
 	key := nodeCellKey(memoKey(v.Model, mc, tc, ds.Name, false), ds, proto)
@@ -587,13 +616,24 @@ func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config,
 		return sum, origins, err
 	}
 	b.progress.Line("%s: %s on %s, %s, %d epochs", t.Name, v.Label, ds.Name, proto.Name(), tc.Epochs)
-	if b.opt.Log != "" {
-		run.OnRun = func(i int, r train.Result) {
-			rec := foldRecord{Cell: key, Label: fmt.Sprintf("%s: %s on %s", t.Name, v.Label, ds.Name), Fold: i, Result: r, Commit: buildCommit(), CPU: machineCPU()}
-			if err := appendLog(b.opt.Log, rec); err != nil && b.logErr == nil {
-				b.logErr = err
+	logLabel := fmt.Sprintf("%s: %s on %s", t.Name, v.Label, ds.Name)
+	if done := b.logged[key]; len(done) > 0 { // resume: train the runs missing from the log
+		var todo []int
+		for i := range proto.Seeds {
+			if _, ok := done[i]; !ok {
+				todo = append(todo, i)
 			}
 		}
+		_, err := b.trainNodeSeeds(run, key, logLabel, todo)
+		b.runs++
+		if err != nil {
+			return train.Summary{}, nil, err
+		}
+		sum, origins, _, err := b.nodeFromLog(run, key)
+		return sum, origins, err
+	}
+	if b.opt.Log != "" {
+		b.logRuns(&run.OnRun, key, logLabel, ds.Fingerprint(), 0)
 	}
 	sum, err := run.Do()
 	b.runs++
@@ -602,6 +642,11 @@ func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config,
 			report.MeanStd(sum.MeanAcc, sum.StdAcc), report.Params(sum.Params), sum.SecondsPerRun)
 	}
 	return sum, map[string]bool{hereOrigin(): true}, err
+}
+
+// nodeProtocol is the node protocol of the bench's node tables.
+func (b *Bench) nodeProtocol() train.NodeProtocol {
+	return train.NodeProtocol{Split: b.opt.Split, Seeds: b.opt.Seeds, FirstSeed: uint64(b.opt.FirstSeed), Parallel: b.opt.Parallel, Stop: b.opt.Stop}
 }
 
 func (b *Bench) protocolNote() string {

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prcaps/prcaps/data"
@@ -57,11 +59,11 @@ func (b *Bench) runGraphTableCells(t Table, dss []benchDataset) {
 			cell := cellKey(key, d.ds, job.Protocol)
 			if b.opt.LogOnly {
 				if n := len(b.logged[cell]); n < b.opt.Folds {
-					b.memo[key] = memoRun{err: fmt.Errorf("%w: %d of %d folds there", errNotInLog, n, b.opt.Folds), where: c.where, fresh: true}
+					b.memo[key] = memoRun{err: fmt.Errorf("%w: %d of %d folds there%s", errNotInLog, n, b.opt.Folds, missingText(b.logged[cell], b.opt.Folds, "fold")), where: c.where, fresh: true}
 					continue
 				}
 			}
-			c.origins = b.resume(&job, cell, c.label)
+			c.origins = b.resume(&job, cell, c.label, d.ds.Fingerprint())
 			if len(job.Done) < job.Protocol.Runs() {
 				c.origins[hereOrigin()] = true
 			}
@@ -147,6 +149,10 @@ type foldRecord struct {
 	// records written before it was recorded): with Commit, it tells
 	// which runtimes of a table compare.
 	CPU string `json:"cpu,omitempty"`
+	// Data is the dataset's fingerprint (also part of Cell), so that a
+	// merge of shards' logs can say that two shards read different data
+	// (empty in records written before it was recorded).
+	Data string `json:"data,omitempty"`
 }
 
 // buildCommit is the binary's VCS revision for foldRecord.Commit.
@@ -170,20 +176,60 @@ var buildCommit = sync.OnceValue(func() string {
 	return rev
 })
 
-// readFoldLog reads the fold log at path (see readLog) by cell and fold.
-func readFoldLog(path string) (map[string]map[int]loggedFold, error) {
-	recs, err := readLog(path, "bench fold", func(r foldRecord) bool { return r.Cell != "" && r.Fold >= 0 })
-	if err != nil {
-		return nil, err
-	}
+// readFoldLogs reads fold logs (see readLog), one or the shards' of one
+// bench, into one map by cell and fold. Inside one file a later record of a fold
+// replaces an earlier one (a cell retrained after a change of code, say),
+// as a single log always did; across files the logs must not overlap: a
+// fold found in two files is a duplicate, and one fold of one table cell
+// (its label) found in two files under two cell keys means that the
+// shards ran different configurations, data or protocols. Either is an
+// error naming both files, since the merged table would silently depend
+// on which file was read last.
+func readFoldLogs(paths []string) (map[string]map[int]loggedFold, error) {
 	done := map[string]map[int]loggedFold{}
-	for _, r := range recs {
-		if done[r.Cell] == nil {
-			done[r.Cell] = map[int]loggedFold{}
+	type seen struct {
+		file, cell, commit, data string
+	}
+	byCell := map[string]seen{}  // cell + fold
+	byLabel := map[string]seen{} // label + fold
+	for _, path := range paths {
+		recs, err := readLog(path, "bench fold", func(r foldRecord) bool { return r.Cell != "" && r.Fold >= 0 })
+		if err != nil {
+			return nil, err
 		}
-		done[r.Cell][r.Fold] = loggedFold{r.Result, r.Commit, r.CPU}
+		for _, r := range recs {
+			unit := fmt.Sprintf("%s fold %d", r.Label, r.Fold)
+			ck, lk := r.Cell+"|"+strconv.Itoa(r.Fold), r.Label+"|"+strconv.Itoa(r.Fold)
+			if o, ok := byCell[ck]; ok && o.file != path {
+				what := "the same record twice"
+				if o.commit != r.Commit {
+					what = fmt.Sprintf("records trained at different commits (%s, %s)", orUnknown(o.commit), orUnknown(r.Commit))
+				}
+				return nil, fmt.Errorf("fold logs %s and %s both hold %s (cell %s): %s; each unit belongs to one shard's log, so these logs are not the shards of one bench", o.file, path, unit, r.Cell, what)
+			}
+			if o, ok := byLabel[lk]; ok && r.Label != "" && o.file != path && o.cell != r.Cell {
+				what := "different configurations or protocols"
+				if o.data != "" && r.Data != "" && o.data != r.Data {
+					what = fmt.Sprintf("different data (fingerprints %s, %s)", o.data, r.Data)
+				}
+				return nil, fmt.Errorf("fold logs %s and %s hold %s for %s (cells %s, %s): the shards were not run with the same flags and data", o.file, path, unit, what, o.cell, r.Cell)
+			}
+			s := seen{path, r.Cell, r.Commit, r.Data}
+			byCell[ck], byLabel[lk] = s, s
+			if done[r.Cell] == nil {
+				done[r.Cell] = map[int]loggedFold{}
+			}
+			done[r.Cell][r.Fold] = loggedFold{r.Result, r.Commit, r.CPU}
+		}
 	}
 	return done, nil
+}
+
+func orUnknown(commit string) string {
+	if commit == "" {
+		return "unknown"
+	}
+	return commit
 }
 
 // loggedFold is a fold read from the fold log and the commit that trained it.
@@ -209,9 +255,9 @@ func cellKey(memo string, ds *data.Dataset, p train.GraphProtocol) string {
 // each fold it trains appended there.
 //
 // It returns where the logged folds' seconds were measured (runOrigin).
-func (b *Bench) resume(job *train.GraphJob, key, label string) map[string]bool {
+func (b *Bench) resume(job *train.GraphJob, key, label, data string) map[string]bool {
 	origins := map[string]bool{}
-	if b.opt.Log == "" {
+	if !b.hasLog() {
 		return origins
 	}
 	if done := b.logged[key]; len(done) > 0 {
@@ -225,18 +271,31 @@ func (b *Bench) resume(job *train.GraphJob, key, label string) map[string]bool {
 			}
 			b.fromLog[c]++
 		}
-		b.progress.Line("%s: %d fold(s) read from %s", label, len(done), b.opt.Log)
+		b.progress.Line("%s: %d fold(s) read from %s", label, len(done), b.logName())
 	}
-	onRun := job.OnRun
-	job.OnRun = func(fold int, r train.Result) { // called one at a time
-		if onRun != nil {
-			onRun(fold, r)
+	b.logRuns(&job.OnRun, key, label, data, 0)
+	return origins
+}
+
+// logRuns has the hook onRun (called one run at a time) also append each
+// finished run to the fold log as run first+i of the cell (key, label),
+// and keep it in the bench's map of logged folds.
+func (b *Bench) logRuns(onRun *func(int, train.Result), key, label, data string, first int) {
+	next := *onRun
+	*onRun = func(i int, r train.Result) {
+		if next != nil {
+			next(i, r)
 		}
-		if err := appendLog(b.opt.Log, foldRecord{Cell: key, Label: label, Fold: fold, Result: r, Commit: buildCommit(), CPU: machineCPU()}); err != nil && b.logErr == nil {
+		rec := foldRecord{Cell: key, Label: label, Fold: first + i, Result: r, Commit: buildCommit(), CPU: machineCPU(), Data: data}
+		if err := appendLog(b.opt.Log, rec); err != nil && b.logErr == nil {
 			b.logErr = err
 		}
+		if b.logged[key] == nil {
+			b.logged[key] = map[int]loggedFold{}
+		}
+		b.logged[key][first+i] = loggedFold{r, rec.Commit, rec.CPU}
+		b.fresh[key+"|"+strconv.Itoa(first+i)] = true
 	}
-	return origins
 }
 
 // nodeCellKey identifies a node-table cell's runs in the fold log: a
@@ -251,15 +310,17 @@ func nodeCellKey(memo string, ds *data.Dataset, p train.NodeProtocol) string {
 // nodeFromLog returns the summary of a node cell (key, see nodeCellKey)
 // whose runs are all in the fold log (ok), with the parameter count of a
 // freshly built model; nothing trains. With Options.LogOnly a cell with
-// runs missing is errNotInLog; otherwise (not ok) the cell trains in full.
+// runs missing is errNotInLog; otherwise (not ok) the caller trains the
+// missing runs. Runs trained by this bench (logRuns) are not counted as
+// read from the log.
 func (b *Bench) nodeFromLog(run Run, key string) (train.Summary, map[string]bool, bool, error) {
-	if b.opt.Log == "" {
+	if !b.hasLog() {
 		return train.Summary{}, nil, false, nil
 	}
 	done := b.logged[key]
 	if len(done) < run.Node.Seeds {
 		if b.opt.LogOnly {
-			return train.Summary{}, nil, false, fmt.Errorf("%w: %d of %d runs there", errNotInLog, len(done), run.Node.Seeds)
+			return train.Summary{}, nil, false, fmt.Errorf("%w: %d of %d runs there%s", errNotInLog, len(done), run.Node.Seeds, missingText(done, run.Node.Seeds, "run"))
 		}
 		return train.Summary{}, nil, false, nil
 	}
@@ -271,20 +332,67 @@ func (b *Bench) nodeFromLog(run Run, key string) (train.Summary, map[string]bool
 	origins := map[string]bool{}
 	s := train.Summary{Dataset: ds.Name, Task: "node", Model: run.ModelName(), Protocol: run.Node.Name(),
 		Epochs: run.TrainConfig().Epochs, Params: model.CountParams(m)}
+	read := 0
 	for i := range run.Node.Seeds {
 		l, ok := done[i]
 		if !ok {
-			return train.Summary{}, nil, false, fmt.Errorf("fold log %s: run %d of %s missing", b.opt.Log, i, run.Label)
+			return train.Summary{}, nil, false, fmt.Errorf("fold log %s: run %d of %s missing", b.logName(), i, run.Label)
 		}
 		s.Results = append(s.Results, l.result)
 		origins[runOrigin(l.commit, l.cpu)] = true
-		c := l.commit
-		if c == "" {
-			c = "unknown"
+		if b.fresh[key+"|"+strconv.Itoa(i)] {
+			continue
 		}
-		b.fromLog[c]++
+		read++
+		b.fromLog[orUnknown(l.commit)]++
 	}
 	s.Summarise()
-	b.progress.Line("%s: %d run(s) read from %s", run.Label, run.Node.Seeds, b.opt.Log)
+	if read > 0 {
+		b.progress.Line("%s: %d run(s) read from %s", run.Label, read, b.logName())
+	}
 	return s, origins, true, nil
+}
+
+// missingText lists the runs 0..n-1 (unit "fold" or "run") absent from
+// done, as "; missing: folds 3, 7", or "" when none is.
+func missingText(done map[int]loggedFold, n int, unit string) string {
+	var miss []string
+	for i := range n {
+		if _, ok := done[i]; !ok {
+			miss = append(miss, strconv.Itoa(i))
+		}
+	}
+	if len(miss) == 0 {
+		return ""
+	}
+	if len(miss) > 1 {
+		unit += "s"
+	}
+	return fmt.Sprintf("; missing: %s %s", unit, strings.Join(miss, ", "))
+}
+
+// hasLog reports whether the bench reads a fold log: Options.Log, or the
+// logs of Options.Logs.
+func (b *Bench) hasLog() bool { return b.opt.Log != "" || len(b.opt.Logs) > 0 }
+
+// logPhrase is "the fold log X" or "the N fold logs X, Y, Z" (logName).
+func (b *Bench) logPhrase() string {
+	if len(b.opt.Logs) > 1 {
+		return "the " + b.logName()
+	}
+	return "the fold log " + b.logName()
+}
+
+// logName names the fold log(s) the bench reads, for notes and progress.
+func (b *Bench) logName() string {
+	logs := b.opt.Logs
+	switch {
+	case len(logs) == 0:
+		return b.opt.Log
+	case len(logs) == 1:
+		return logs[0]
+	case len(logs) <= 3:
+		return fmt.Sprintf("%d fold logs %s", len(logs), strings.Join(logs, ", "))
+	}
+	return fmt.Sprintf("%d fold logs %s, …, %s", len(logs), logs[0], logs[len(logs)-1])
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/internal/fileguard"
@@ -213,6 +214,15 @@ type Tune struct {
 	// appended as they finish. Empty: no log.
 	Log      string
 	Progress Progress
+	// Shard, if set, makes DoShard train only this shard's trials (see
+	// Shard), appending them to Log.
+	Shard Shard
+	// Logs, instead of Log, are the trial logs of the shards of this
+	// search, read and never appended: Do takes every trial from them
+	// (one missing is an error, as is a trial in two files or one
+	// configuration under other data, protocol or seeds in two files)
+	// and only scores the chosen configuration on the test nodes.
+	Logs []string
 }
 
 // TuneResult is a finished search.
@@ -271,9 +281,26 @@ func (t Tune) Do() (TuneResult, error) {
 	}
 	base := Trial{Dataset: ds.Name, Fingerprint: ds.Fingerprint(), Model: t.Grid.Model,
 		Protocol: t.Node.Name(), FirstSeed: t.Node.FirstSeed}
-	done, err := readTrials(t.Log)
+	if t.Shard.Sharded() {
+		return TuneResult{}, fmt.Errorf("experiment: a sharded search runs with DoShard")
+	}
+	done, err := t.readDone()
 	if err != nil {
 		return TuneResult{}, err
+	}
+	if len(t.Logs) > 0 {
+		var missing []string
+		for _, a := range assigns {
+			tr := base
+			tr.Options = a
+			if _, ok := done[tr.key()]; !ok {
+				missing = append(missing, assignmentText(a))
+			}
+		}
+		if len(missing) > 0 {
+			return TuneResult{}, fmt.Errorf("the trial logs %s lack %d of the %d trials (%s): run the shards that hold them, or this search without the merge",
+				strings.Join(t.Logs, ", "), len(missing), len(assigns), strings.Join(missing[:min(len(missing), 5)], "; "))
+		}
 	}
 	res := TuneResult{Best: -1}
 	for i, a := range assigns {
@@ -383,15 +410,129 @@ func valStats(s train.Summary) (mean, std float64) {
 
 // readTrials loads a trial log by key (see readLog).
 func readTrials(path string) (map[string]Trial, error) {
-	recs, err := readLog(path, "trial", func(tr Trial) bool { return tr.Options != nil })
-	if err != nil {
-		return nil, err
-	}
+	return readTrialLogs([]string{path})
+}
+
+// readTrialLogs loads several trial logs, the shards' of one search, by
+// key. Inside one file a later trial replaces an earlier one; across
+// files a trial found twice, or one configuration of one model on one
+// dataset under two data fingerprints, protocols or first seeds, is an
+// error naming both files: those are not the shards of one search.
+func readTrialLogs(paths []string) (map[string]Trial, error) {
 	done := map[string]Trial{}
-	for _, tr := range recs {
-		done[tr.key()] = tr
+	byKey, byConfig := map[string]string{}, map[string]string{} // → file
+	configKey := map[string]string{}
+	for _, path := range paths {
+		recs, err := readLog(path, "trial", func(tr Trial) bool { return tr.Options != nil })
+		if err != nil {
+			return nil, err
+		}
+		for _, tr := range recs {
+			k, c := tr.key(), tr.Dataset+"\x00"+tr.Model+"\x00"+assignmentText(tr.Options)
+			if f, ok := byKey[k]; ok && f != path {
+				return nil, fmt.Errorf("trial logs %s and %s both hold %s trial %s: each trial belongs to one shard's log", f, path, tr.Model, assignmentText(tr.Options))
+			}
+			if f, ok := byConfig[c]; ok && f != path && configKey[c] != k {
+				return nil, fmt.Errorf("trial logs %s and %s hold %s trial %s on %s under different data, protocols or seeds: the shards were not run with the same flags and data",
+					f, path, tr.Model, assignmentText(tr.Options), tr.Dataset)
+			}
+			byKey[k], byConfig[c], configKey[c] = path, path, k
+			done[k] = tr
+		}
 	}
 	return done, nil
+}
+
+// readDone reads the search's finished trials: Logs', or Log's.
+func (t Tune) readDone() (map[string]Trial, error) {
+	if len(t.Logs) > 0 {
+		if t.Log != "" {
+			return nil, fmt.Errorf("experiment: a search reads the shards' trial logs (Logs) or appends to one (Log), not both")
+		}
+		return readTrialLogs(t.Logs)
+	}
+	return readTrials(t.Log)
+}
+
+// DoShard trains this search's shard (Shard) of the grid: the
+// configurations AssignShards gives it, by the estimated cost of their
+// protocol runs (unitCost over the dataset), each appended to Log as it
+// finishes and skipped when Log holds it already, so a shard rerun with
+// the same command resumes. It chooses nothing and sees no test
+// accuracy: Do over every shard's log (Logs) chooses and scores.
+func (t Tune) DoShard() (ShardPlan, error) {
+	ds := t.Dataset
+	if ds == nil || ds.Task != data.NodeTask {
+		return ShardPlan{}, fmt.Errorf("experiment: tune needs a node-classification dataset")
+	}
+	if !t.Shard.Sharded() || t.Log == "" || len(t.Logs) > 0 {
+		return ShardPlan{}, fmt.Errorf("experiment: a shard of a search needs Shard and a log of its own (Log)")
+	}
+	if _, err := model.Lookup(data.NodeTask, t.Grid.Model); err != nil {
+		return ShardPlan{}, fmt.Errorf("%w: %w", ErrGrid, err)
+	}
+	progress := t.Progress
+	if progress == nil {
+		progress = noProgress{}
+	}
+	assigns := t.Grid.Assignments()
+	costs := make([]float64, len(assigns))
+	type cfgs struct {
+		mc model.Config
+		tc train.Config
+	}
+	all := make([]cfgs, len(assigns))
+	nd := ds.Node
+	for i, a := range assigns {
+		mc, tc, err := Configs(data.NodeTask, t.Grid.Model, a)
+		if err != nil {
+			return ShardPlan{}, fmt.Errorf("%w: %w", ErrGrid, err)
+		}
+		all[i] = cfgs{mc, tc}
+		costs[i] = unitCost(mc, model.NodeShape(nd), model.Size{Nodes: nd.Graph.N, Arcs: nd.Graph.NumArcs()}, tc.Epochs)
+	}
+	done, err := readTrials(t.Log)
+	if err != nil {
+		return ShardPlan{}, err
+	}
+	start := time.Now()
+	p := plan(t.Shard, costs)
+	p.Log = t.Log
+
+	base := Trial{Dataset: ds.Name, Fingerprint: ds.Fingerprint(), Model: t.Grid.Model,
+		Protocol: t.Node.Name(), FirstSeed: t.Node.FirstSeed}
+	for k, i := range p.UnitsOfMe {
+		tr := base
+		tr.Options = assigns[i]
+		if _, ok := done[tr.key()]; ok {
+			p.FromLog++
+			continue
+		}
+		label := fmt.Sprintf("shard %s trial %d/%d (grid %d)", t.Shard, k+1, len(p.UnitsOfMe), i+1)
+		sum, err := t.run(all[i].mc, all[i].tc, label, true)
+		if err != nil {
+			p.Failed++
+			p.Failures = append(p.Failures, fmt.Sprintf("%s (%s): %v", label, assignmentText(tr.Options), err))
+			if errors.Is(err, train.ErrInterrupted) {
+				p.Seconds = time.Since(start).Seconds()
+				return p, err
+			}
+			continue
+		}
+		tr.ValMean, tr.ValStd = valStats(sum)
+		for _, r := range sum.Results {
+			tr.ValAccs = append(tr.ValAccs, r.ValAcc)
+		}
+		tr.Params, tr.Seconds = sum.Params, sum.SecondsPerRun
+		if err := appendLog(t.Log, tr); err != nil {
+			p.Seconds = time.Since(start).Seconds()
+			return p, err
+		}
+		p.Trained++
+		progress.Line("%s %s: val %.4f ± %.4f, %.2f s per run", label, assignmentText(tr.Options), tr.ValMean, tr.ValStd, tr.Seconds)
+	}
+	p.Seconds = time.Since(start).Seconds()
+	return p, nil
 }
 
 // applyOptions sets each option of a (name → value) on the model

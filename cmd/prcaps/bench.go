@@ -18,6 +18,12 @@ type benchFlags struct {
 	opt                             experiment.Options
 	suite, tables, datasets, models string
 	out, cpuProfile, edges          string
+	shard                           string
+	slurm                           int      // --slurm N: write the array job of N shards
+	slurmDir                        string   // its scripts, outputs and logs
+	submit                          bool     // submit them with sbatch
+	sbatch                          listFlag // more sbatch options
+	jobArgs                         []string // the flags the jobs run again (givenArgs)
 	asJSON, quiet, speed, list      bool
 	scale                           bool
 	scaleEdges                      []int
@@ -33,9 +39,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return experiment.List(stdout)
 	}
 	// --log is read and appended (an input of itself); the others are
-	// replaced, so none may be another or a dataset file.
-	if err := checkPaths(datasetInputs("", f.opt.Root), []pathArg{{Flag: "--log", Path: f.opt.Log},
-		{Flag: "--cpuprofile", Path: f.cpuProfile}, {Flag: "--out", Path: f.out, Dir: true}}); err != nil {
+	// replaced, so none may be another or a dataset file. A merge's logs
+	// are only read.
+	inputs := datasetInputs("", f.opt.Root)
+	for _, l := range f.opt.Logs {
+		inputs = append(inputs, pathArg{Flag: "--log", Path: l})
+	}
+	outputs := []pathArg{{Flag: "--log", Path: f.opt.Log}, {Flag: "--cpuprofile", Path: f.cpuProfile}, {Flag: "--out", Path: f.out, Dir: true}}
+	if f.slurm > 0 {
+		outputs = append(outputs, pathArg{Flag: "--slurm-dir", Path: f.slurmDir, Dir: true})
+	}
+	if err := checkPaths(inputs, outputs); err != nil {
 		return err
 	}
 	if f.cpuProfile != "" {
@@ -74,6 +88,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			if err := checkTablesRead(tables, f.set); err != nil {
 				return err
 			}
+			if f.opt.Shard.Sharded() {
+				return printShard(b, tables, f.asJSON, stdout)
+			}
+			if f.slurm > 0 {
+				return runSlurm(f, tables, stdout, stderr)
+			}
 			err = b.RunTables(tables)
 		}
 	}
@@ -92,8 +112,32 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if len(res.Missing) > 0 {
+		fmt.Fprintf(stderr, "%d cell(s) left empty, their units not all in the log(s):\n  %s\n", len(res.Missing), strings.Join(res.Missing, "\n  "))
+	}
 	if len(res.Failures) > 0 {
 		return fmt.Errorf("%d failure(s) (the tables say which):\n  %s", len(res.Failures), strings.Join(res.Failures, "\n  "))
+	}
+	return nil
+}
+
+// printShard runs the shard of the tables and prints what it did: a line,
+// or with --json one object (experiment.ShardPlan).
+func printShard(b *experiment.Bench, tables []experiment.Table, asJSON bool, stdout io.Writer) error {
+	p, err := b.RunShard(tables)
+	if asJSON {
+		if jerr := json.NewEncoder(stdout).Encode(p); jerr != nil {
+			return jerr
+		}
+	} else if _, werr := fmt.Fprintln(stdout, p.Text()); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	if len(p.Failures) > 0 {
+		return fmt.Errorf("shard %s: %d failure(s); rerun the same command to retry them (finished units are kept in %s):\n  %s",
+			p.Shard, len(p.Failures), p.Log, strings.Join(p.Failures, "\n  "))
 	}
 	return nil
 }
@@ -155,7 +199,12 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	intVar(fs, &o.ItersPerEpoch, "iters-per-epoch", 0, 0, 1<<20, "graph tables: an epoch is this many mini-batches, each drawn at random afresh (GIN-0's reference code: 50, its iters_per_epoch); 0, the default: a full pass over the shuffled training graphs, every graph once (the published tables' schedule)")
 	fs.IntVar(&o.Repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&o.Log, "log", "", "`file` of finished folds and seeds (JSON lines, one record per fold or run with its test accuracy, the paired tests' input); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
-	fs.BoolVar(&o.LogOnly, "log-only", false, "make the tables from --log alone, training nothing (cells whose folds are not all there stay empty): a long bench's progress")
+	fs.BoolVar(&o.LogOnly, "log-only", false, "make the tables from --log alone, training nothing (cells whose folds are not all there stay empty, with the missing folds named): a long bench's progress, or the merge of a sharded bench, whose --log is then several logs: a comma-separated list of files, directories (their *.jsonl) or globs such as 'logs/shard-*.jsonl'; a fold found in two of them is an error")
+	fs.StringVar(&f.shard, "shard", "", "train only the `I/N`-th part: the I-th of N (1 ≤ I ≤ N, as $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT of an --array=1-N job) of the node and graph tables' folds and seeds, balanced by estimated cost, appending them to --log (required, one per shard); rerun to resume; merge the shards' logs with --log-only (docs/cluster.md)")
+	intVar(fs, &f.slurm, "slurm", 0, 1, experiment.MaxShards, "write a Slurm array job of this many tasks (N), task I running this bench with --shard I/N into DIR/logs/shard-I.jsonl, and a merge job (--dependency=afterok on the array) making the tables with --log-only (and --out, if given) into DIR/merge.out; each task asks for --parallel CPUs (1 without it) and the memory the bench estimates; see docs/cluster.md")
+	fs.StringVar(&f.slurmDir, "slurm-dir", "prcaps-slurm", "with --slurm: `DIR` of the job scripts (shards.sbatch, merge.sbatch), the jobs' output and the shards' logs")
+	fs.BoolVar(&f.submit, "submit", false, "with --slurm: also submit the jobs with sbatch (--parsable) and print their ids")
+	fs.Var(&f.sbatch, "sbatch", "with --slurm: one more sbatch `option` for both jobs, such as --partition=short or --time=4:00:00 (repeat the flag for more; one given here replaces --cpus-per-task and --mem)")
 	fs.StringVar(&f.out, "out", "", "also write each table as DIR/<table>.md and DIR/<table>.csv")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object per protocol run and a summary object (with the tables) on the last line")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output on stderr (a bar on a terminal, plain lines otherwise); results still go to stdout")
@@ -196,6 +245,50 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	if f.suite == "speed" || f.suite == "scale" {
 		if err := notApplicable(set, "to the "+f.suite+" suite (graph tables only)", "folds", "micro-batch-seeds", "iters-per-epoch", "log", "log-only", "tables"); err != nil {
 			return f, err
+		}
+		if err := notApplicable(set, "to the "+f.suite+" suite (the node and graph tables only)", "shard"); err != nil {
+			return f, err
+		}
+	}
+	if set["slurm"] {
+		if err := notApplicable(set, "with --slurm (the jobs set it: each task its --shard and its log, the merge --log-only)", "shard", "log", "log-only", "cpuprofile"); err != nil {
+			return f, err
+		}
+		if f.suite == "speed" || f.suite == "scale" {
+			return f, usagef("--slurm does not apply to the %s suite (the node and graph tables only)", f.suite)
+		}
+		f.jobArgs = givenArgs(fs, slurmFlags)
+		if !set["data"] { // the jobs read the data this command found, whatever their environment says
+			root, err := filepath.Abs(o.Root)
+			if o.Root == "" || err != nil {
+				root = o.Root
+			}
+			f.jobArgs = append(f.jobArgs, "--data="+root)
+		}
+	} else {
+		for _, name := range []string{"slurm-dir", "submit", "sbatch"} {
+			if set[name] {
+				return f, usagef("--%s goes with --slurm N", name)
+			}
+		}
+	}
+	if set["shard"] {
+		sh, err := experiment.ParseShard(f.shard)
+		if err != nil {
+			return f, usagef("--%v", err)
+		}
+		o.Shard = sh
+		if err := notApplicable(set, "with --shard (a shard writes its log; the merge, --log-only over every shard's log, writes the tables)", "out", "log-only"); err != nil {
+			return f, err
+		}
+	}
+	if o.LogOnly && o.Log != "" {
+		logs, many, err := experiment.ExpandLogs(o.Log)
+		if err != nil {
+			return f, usagef("--log %s: %v", o.Log, err)
+		}
+		if many {
+			o.Log, o.Logs = "", logs
 		}
 	}
 	if f.suite == "scale" {

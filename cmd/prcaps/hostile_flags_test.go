@@ -59,13 +59,14 @@ var flagZero = map[string]map[string]zeroClass{
 	},
 	"tune": {
 		"data": notNumber, "dataset": notNumber, "grid": notNumber, "json": notNumber, "log": notNumber, "quiet": notNumber,
-		"split": notNumber, "seeds": zeroBad, "parallel": zeroBad, "first-seed": zeroOK,
+		"split": notNumber, "shard": notNumber, "seeds": zeroBad, "parallel": zeroBad, "first-seed": zeroOK,
 	},
 	"bench": {
 		"cpuprofile": notNumber, "data": notNumber, "dataset": notNumber, "edges": notNumber, "json": notNumber,
 		"list": notNumber, "log": notNumber, "log-only": notNumber, "micro-batch-seeds": notNumber, "models": notNumber,
 		"out": notNumber, "quiet": notNumber, "scale": notNumber, "speed": notNumber, "split": notNumber,
-		"suite": notNumber, "tables": notNumber,
+		"suite": notNumber, "tables": notNumber, "shard": notNumber,
+		"slurm-dir": notNumber, "submit": notNumber, "sbatch": notNumber, "slurm": zeroBad,
 		"folds": zeroBad, "repeat": zeroBad, "seeds": zeroBad,
 		"epochs": zeroOK, "parallel": zeroOK, // 0: the recipe's, one per core (their help says so)
 		"first-seed": zeroOK, "iters-per-epoch": zeroOK, // 0: a full pass (its help says so)

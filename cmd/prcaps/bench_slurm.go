@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/prcaps/prcaps/experiment"
+	"github.com/prcaps/prcaps/slurm"
+)
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, " ") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// slurmFlags are bench's own flags of --slurm, left out of the commands
+// the jobs run, with the flags the jobs set themselves.
+var slurmFlags = map[string]bool{"slurm": true, "slurm-dir": true, "submit": true, "sbatch": true,
+	"shard": true, "log": true, "log-only": true, "out": true, "cpuprofile": true, "list": true}
+
+// givenArgs are the flags given to fs, as --name=value, those in skip
+// left out: the command a job runs again.
+func givenArgs(fs *flag.FlagSet, skip map[string]bool) []string {
+	var args []string
+	fs.Visit(func(f *flag.Flag) {
+		if !skip[f.Name] {
+			args = append(args, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	return args
+}
+
+// runSlurm writes (and with --submit submits) the Slurm array job of
+// --slurm N shards of the selected tables and their merge job.
+func runSlurm(f benchFlags, tables []experiment.Table, stdout, stderr io.Writer) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("--slurm: the path of this prcaps binary, which the jobs run: %w", err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	outDir, err := filepath.Abs(f.slurmDir)
+	if err != nil {
+		return err
+	}
+	logDir := filepath.Join(outDir, "logs")
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return fmt.Errorf("--slurm-dir: %w", err)
+	}
+	b, err := experiment.NewBench(f.opt, nil)
+	if err != nil {
+		return err
+	}
+	cpus := max(f.opt.Parallel, 1)
+	mem, err := b.ShardMemory(tables, cpus)
+	if err != nil {
+		return err
+	}
+	mergeMem, err := b.ShardMemory(tables, 0)
+	if err != nil {
+		return err
+	}
+	args := append([]string{exe, "bench"}, f.jobArgs...)
+	merge := append(append([]string{}, args...), "--log-only", "--log="+logDir)
+	if f.out != "" {
+		out, err := filepath.Abs(f.out)
+		if err != nil {
+			return err
+		}
+		merge = append(merge, "--out="+out)
+	}
+	job := slurm.Job{Name: "prcaps-bench", Dir: wd, OutDir: outDir, LogDir: logDir, Tasks: f.slurm,
+		Task: args, Merge: merge, CPUsPerTask: cpus, MemMB: mib(mem), MergeMemMB: mib(mergeMem), Options: f.sbatch}
+	arrayPath, mergePath, err := job.Write()
+	if err != nil {
+		return usagef("--sbatch: %v", err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d tasks, %d CPU(s) and %d MiB each by the bench's memory estimate) and %s (the merge, %d MiB)\n",
+		arrayPath, f.slurm, cpus, mib(mem), mergePath, mib(mergeMem))
+	if !f.submit {
+		fmt.Fprintf(stdout, "submit with: jid=$(sbatch --parsable %s) && sbatch --dependency=afterok:$jid --kill-on-invalid-dep=yes %s\n", arrayPath, mergePath)
+		return nil
+	}
+	ids, err := slurm.Submit(context.Background(), arrayPath, mergePath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "submitted array job %s (tasks 1-%d, output %s) and merge job %s (after every task succeeds, output %s)\n",
+		ids.Array, f.slurm, filepath.Join(outDir, "shard-<I>.out"), ids.Merge, filepath.Join(outDir, "merge.out"))
+	fmt.Fprintf(stdout, "a failed task reruns with its own command and resumes from its log: jid=$(sbatch --parsable --array=<I> %s) && sbatch --dependency=afterok:$jid %s\n", arrayPath, mergePath)
+	return nil
+}
+
+// mib is n bytes in MiB, rounded up.
+func mib(n int64) int64 { return (n + 1<<20 - 1) >> 20 }
