@@ -67,6 +67,7 @@ type GCN struct {
 	shape        Shape
 	conv1, conv2 *nn.GCNConv[float32]
 	in           nodeInput
+	blocks       blockInput // the operators of the sampled layers (BlockModel)
 }
 
 // NewGCN builds a GCN for shape with weights drawn from seed.
