@@ -33,6 +33,7 @@ var flagZero = map[string]map[string]zeroClass{
 		"val-logits": notNumber,
 		// protocols (train.NodeProtocol, train.GraphProtocol)
 		"seeds": zeroBad, "parallel": zeroBad, "split": notNumber, "folds": zeroBad, "batch": zeroBad,
+		"fanout": notNumber, "batch-nodes": zeroBad,
 		"micro-batch-nodes": zeroBad, "micro-batch-seeds": notNumber,
 		"first-seed": zeroOK, "fold-seed": zeroOK, // seeds
 		"only-folds":      zeroOK, // 0: all folds
@@ -60,6 +61,7 @@ var flagZero = map[string]map[string]zeroClass{
 	"tune": {
 		"data": notNumber, "dataset": notNumber, "grid": notNumber, "json": notNumber, "log": notNumber, "quiet": notNumber,
 		"split": notNumber, "seeds": zeroBad, "parallel": zeroBad, "first-seed": zeroOK,
+		"fanout": notNumber, "batch-nodes": zeroBad,
 	},
 	"bench": {
 		"cpuprofile": notNumber, "data": notNumber, "dataset": notNumber, "edges": notNumber, "json": notNumber,
