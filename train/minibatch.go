@@ -191,3 +191,57 @@ func (tr *blockTrainer) evaluateBlocks(e *Epoch) (float64, error) {
 	e.TestAcc = autodiff.Accuracy(logits, tr.labels, tr.split.Test)
 	return float64(vl.Value.Data[0]), nil
 }
+
+// SampledSteps takes steps optimiser steps of m's sampled mini-batch
+// training on split.Train (the batches of RunNodeSampled, epoch after
+// epoch as needed), without evaluating, and returns the wall time of each
+// step, the wait for its batch included, and its number of seed nodes: the
+// scale benchmark's measure, whose cost must not grow with the graph.
+func SampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int) (secs []float64, seeds []int, err error) {
+	tensor.FlushDenormals(func() { secs, seeds, err = sampledSteps(m, ds, split, cfg, smp, seed, steps) })
+	return secs, seeds, err
+}
+
+func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int) ([]float64, []int, error) {
+	if steps < 1 {
+		return nil, nil, fmt.Errorf("train: %d steps: need at least 1", steps)
+	}
+	if err := smp.Validate(); err != nil || !smp.On() {
+		return nil, nil, fmt.Errorf("train: sampled steps need a sampling configuration: %v", err)
+	}
+	bm, ok := m.(model.BlockModel)
+	if !ok {
+		return nil, nil, fmt.Errorf("train: the model does not train on sampled neighbourhoods (prcapsnet and gcn do)")
+	}
+	nt, err := newNodeTrainer(m, ds, split, cfg, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr := &blockTrainer{nodeTrainer: nt, bm: bm}
+	per := (len(split.Train) + smp.BatchNodes - 1) / smp.BatchNodes
+	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: (steps + per - 1) / per, Seed: seed})
+	if err != nil {
+		return nil, nil, fmt.Errorf("train: %w", err)
+	}
+	defer st.Close()
+	tr.opt.SetLR(tr.lr(0))
+	secs, seeds := make([]float64, 0, steps), make([]int, 0, steps)
+	for i := range steps {
+		start := time.Now()
+		b, err := st.Next()
+		if err == nil && b == nil {
+			err = fmt.Errorf("the batch stream ended early")
+		}
+		if err != nil {
+			return secs, seeds, fmt.Errorf("train: step %d: %w", i+1, err)
+		}
+		_, _, err = tr.batchStep(1+i/per, b)
+		n := len(b.Seeds())
+		st.Release(b)
+		if err != nil {
+			return secs, seeds, err
+		}
+		secs, seeds = append(secs, time.Since(start).Seconds()), append(seeds, n)
+	}
+	return secs, seeds, nil
+}

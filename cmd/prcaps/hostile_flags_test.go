@@ -67,8 +67,8 @@ var flagZero = map[string]map[string]zeroClass{
 		"cpuprofile": notNumber, "data": notNumber, "dataset": notNumber, "edges": notNumber, "json": notNumber,
 		"list": notNumber, "log": notNumber, "log-only": notNumber, "micro-batch-seeds": notNumber, "models": notNumber,
 		"out": notNumber, "quiet": notNumber, "scale": notNumber, "speed": notNumber, "split": notNumber,
-		"suite": notNumber, "tables": notNumber,
-		"folds": zeroBad, "repeat": zeroBad, "seeds": zeroBad,
+		"suite": notNumber, "tables": notNumber, "fanout": notNumber,
+		"folds": zeroBad, "repeat": zeroBad, "seeds": zeroBad, "batch-nodes": zeroBad,
 		"epochs": zeroOK, "parallel": zeroOK, // 0: the recipe's, one per core (their help says so)
 		"first-seed": zeroOK, "iters-per-epoch": zeroOK, // 0: a full pass (its help says so)
 	},
