@@ -17,6 +17,9 @@ type Sampler struct {
 	local   []int32 // graph node → local id, −1 outside the batch being drawn
 	picked  []int32 // the neighbour positions drawn for one node
 	perm    []int32 // partial Fisher–Yates scratch for large fan-outs
+	// loops says that some node of g has a self-loop arc: only then does
+	// a node's row need a search for itself.
+	loops bool
 }
 
 // NewSampler returns a sampler over g (CSR by target: a node's sampled
@@ -32,7 +35,11 @@ func NewSampler(g *data.Graph, fanouts Fanouts) (*Sampler, error) {
 	for i := range local {
 		local[i] = -1
 	}
-	return &Sampler{g: g, fanouts: slices.Clone(fanouts), local: local}, nil
+	loops := false
+	for v := 0; v < g.N && !loops; v++ {
+		_, loops = slices.BinarySearch(g.Src[g.Ptr[v]:g.Ptr[v+1]], int32(v))
+	}
+	return &Sampler{g: g, fanouts: slices.Clone(fanouts), local: local, loops: loops}, nil
 }
 
 // Fanouts returns the sampler's fan-outs (not to be modified).
@@ -73,7 +80,10 @@ func (s *Sampler) Sample(b *Batch, seeds []int32, rng *rand.Rand) error {
 		for j := lo; j < hi; j++ {
 			v := b.Nodes[j]
 			nb := g.Src[g.Ptr[v]:g.Ptr[v+1]]
-			self, hasSelf := slices.BinarySearch(nb, v)
+			self, hasSelf := 0, false
+			if s.loops {
+				self, hasSelf = slices.BinarySearch(nb, v)
+			}
 			m := len(nb)
 			if hasSelf {
 				m--
@@ -102,9 +112,11 @@ func (s *Sampler) Sample(b *Batch, seeds []int32, rng *rand.Rand) error {
 	}
 	b.Deg = b.Deg[:0]
 	for _, v := range b.Nodes {
-		d := g.Ptr[v+1] - g.Ptr[v]
-		if _, ok := slices.BinarySearch(g.Src[g.Ptr[v]:g.Ptr[v+1]], v); !ok {
-			d++
+		d := g.Ptr[v+1] - g.Ptr[v] + 1
+		if s.loops {
+			if _, ok := slices.BinarySearch(g.Src[g.Ptr[v]:g.Ptr[v+1]], v); ok {
+				d--
+			}
 		}
 		b.Deg = append(b.Deg, d)
 	}

@@ -104,7 +104,32 @@ func checkBatch(t *testing.T, g *data.Graph, seeds []int32, f Fanouts, b *Batch)
 }
 
 func TestSampleStructure(t *testing.T) {
-	g := randomGraph(t, 500, 3000, 1)
+	loopy := randomGraph(t, 500, 3000, 1)
+	if loopy.SelfLoops() == 0 {
+		t.Fatal("the test graph has no self-loop")
+	}
+	noLoops := loopFree(t, loopy)
+	for _, g := range []*data.Graph{loopy, noLoops} {
+		sampleStructure(t, g)
+	}
+}
+
+// loopFree is g without its self-loop arcs.
+func loopFree(t *testing.T, g *data.Graph) *data.Graph {
+	var src, dst []int32
+	for v := 0; v < g.N; v++ {
+		for _, u := range g.InNeighbors(v) {
+			src, dst = append(src, u), append(dst, int32(v))
+		}
+	}
+	h, err := data.NewGraph(g.N, src, dst, data.EdgeOptions{RemoveSelfLoops: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func sampleStructure(t *testing.T, g *data.Graph) {
 	for _, f := range []Fanouts{{-1}, {5}, {3, 2}, {-1, -1}, {10, 5, 2}, {100, 70}, {1}} {
 		t.Run(f.String(), func(t *testing.T) {
 			s, err := NewSampler(g, f)
