@@ -32,11 +32,15 @@ type scaleSampledRecord struct {
 	Steps      int     `json:"steps"`
 	StepSecs   float64 `json:"step_seconds"` // median
 	NsPerSeed  float64 `json:"ns_per_seed"`  // median step / seeds per step
-	PeakBytes  int64   `json:"peak_bytes"`   // the process's peak resident set, dataset included; 0 if unknown
-	GraphBytes int64   `json:"graph_bytes"`  // the arrays of the graph, features and labels
-	BaseBytes  int64   `json:"base_bytes"`   // the resident set before training (dataset loaded)
-	TrainBytes int64   `json:"train_bytes"`  // peak − base: what training adds
-	Error      string  `json:"error,omitempty"`
+	// CPUNsPerSeed is the process's CPU time (all goroutines, the
+	// sampler's and the collector's included) over the timed steps per
+	// seed node: steadier than wall time on a shared machine. 0 if unknown.
+	CPUNsPerSeed float64 `json:"cpu_ns_per_seed"`
+	PeakBytes    int64   `json:"peak_bytes"`  // the process's peak resident set, dataset included; 0 if unknown
+	GraphBytes   int64   `json:"graph_bytes"` // the arrays of the graph, features and labels
+	BaseBytes    int64   `json:"base_bytes"`  // the resident set before training (dataset loaded)
+	TrainBytes   int64   `json:"train_bytes"` // peak − base: what training adds
+	Error        string  `json:"error,omitempty"`
 }
 
 // RunScaleSampled is the scale suite in its sampled mode (Options.Sampling):
@@ -48,7 +52,7 @@ type scaleSampledRecord struct {
 func (b *Bench) RunScaleSampled(edges []int) error {
 	smp := b.opt.Sampling
 	tab := &report.Table{Name: "scale-sampled", Title: fmt.Sprintf("Scale: node PR-CapsNet, sampled mini-batches (fan-outs %v, %d seeds per batch), on stochastic block model graphs", smp.Fanout, smp.BatchNodes),
-		Columns: []string{"Edges", "Nodes", "s/step", "µs/seed node", "Peak MiB", "Graph MiB", "Training MiB"}}
+		Columns: []string{"Edges", "Nodes", "s/step", "µs/seed node", "CPU µs/seed node", "Peak MiB", "Graph MiB", "Training MiB"}}
 	var perSeed []float64
 	var train []int64
 	for _, e := range edges {
@@ -58,7 +62,7 @@ func (b *Bench) RunScaleSampled(edges []int) error {
 			msg := fmt.Sprintf("%s edges: %v", report.Params(e), err)
 			tab.AddNote("Not run at %s.", msg)
 			b.progress.Line("scale: %s", msg)
-			tab.AddRow(report.Params(e), report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Failed)
+			tab.AddRow(report.Params(e), report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Failed)
 			b.failed = append(b.failed, "scale: "+msg)
 		} else {
 			b.finished++
@@ -69,7 +73,7 @@ func (b *Bench) RunScaleSampled(edges []int) error {
 				train = append(train, rec.TrainBytes)
 			}
 			tab.AddRow(report.Params(rec.Edges), report.Params(rec.Nodes), fmt.Sprintf("%.3f", rec.StepSecs), fmt.Sprintf("%.1f", rec.NsPerSeed/1e3),
-				peak, fmt.Sprintf("%.0f", float64(rec.GraphBytes)/(1<<20)), tr)
+				fmt.Sprintf("%.1f", rec.CPUNsPerSeed/1e3), peak, fmt.Sprintf("%.1f", float64(rec.GraphBytes)/(1<<20)), tr)
 		}
 		if err := b.record(rec); err != nil {
 			return err
@@ -77,7 +81,7 @@ func (b *Bench) RunScaleSampled(edges []int) error {
 	}
 	tab.AddNote("Each size: data.GenerateSBM (as the full-batch scale table; seed %d), one random 60/20/20 split, the default node PR-CapsNet and its recipe; "+
 		"%d mini-batch steps timed after %d, each from a sample.Stream drawing ahead on its own goroutine (the step's wait included); s/step is the median, "+
-		"µs/seed node the median step over its seeds. Peak: the process's resident-set high-water mark during the steps; Graph: the arrays of the graph, features and labels; "+
+		"µs/seed node the median step over its seeds, CPU µs/seed node the process's CPU time over the timed steps (every goroutine) per seed node. Peak: the process's resident-set high-water mark during the steps; Graph: the arrays of the graph, features and labels; "+
 		"Training: the peak minus the resident set before the steps (dataset loaded, garbage collected). GOMAXPROCS %d.",
 		b.opt.FirstSeed, scaleSampledSteps, scaleSampledWarm, runtime.GOMAXPROCS(0))
 	if len(perSeed) > 1 {
@@ -128,9 +132,24 @@ func (b *Bench) scaleSampledPoint(e int) (rec scaleSampledRecord, err error) {
 	debug.FreeOSMemory() // the generator's garbage must not count as the run's
 	rec.BaseBytes = currentRSS()
 	measured := resetPeakRSS()
-	secs, seeds, err := train.SampledSteps(m, nd, split, tc, smp, seed, scaleSampledWarm+scaleSampledSteps)
+	var cpu0, cpu1 float64
+	secs, seeds, err := train.SampledSteps(m, nd, split, tc, smp, seed, scaleSampledWarm+scaleSampledSteps, func(i int) {
+		switch i {
+		case scaleSampledWarm - 1:
+			cpu0 = cpuSeconds()
+		case scaleSampledWarm + scaleSampledSteps - 1:
+			cpu1 = cpuSeconds()
+		}
+	})
 	if err != nil {
 		return rec, err
+	}
+	timedSeeds := 0
+	for _, n := range seeds[scaleSampledWarm:] {
+		timedSeeds += n
+	}
+	if cpu1 > 0 {
+		rec.CPUNsPerSeed = 1e9 * (cpu1 - cpu0) / float64(timedSeeds)
 	}
 	b.runs++
 	per := make([]float64, 0, scaleSampledSteps)

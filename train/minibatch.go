@@ -197,12 +197,13 @@ func (tr *blockTrainer) evaluateBlocks(e *Epoch) (float64, error) {
 // epoch as needed), without evaluating, and returns the wall time of each
 // step, the wait for its batch included, and its number of seed nodes: the
 // scale benchmark's measure, whose cost must not grow with the graph.
-func SampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int) (secs []float64, seeds []int, err error) {
-	tensor.FlushDenormals(func() { secs, seeds, err = sampledSteps(m, ds, split, cfg, smp, seed, steps) })
+// onStep, if non-nil, is called after each step with its number (from 0).
+func SampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int, onStep func(int)) (secs []float64, seeds []int, err error) {
+	tensor.FlushDenormals(func() { secs, seeds, err = sampledSteps(m, ds, split, cfg, smp, seed, steps, onStep) })
 	return secs, seeds, err
 }
 
-func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int) ([]float64, []int, error) {
+func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int, onStep func(int)) ([]float64, []int, error) {
 	if steps < 1 {
 		return nil, nil, fmt.Errorf("train: %d steps: need at least 1", steps)
 	}
@@ -242,6 +243,9 @@ func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg
 			return secs, seeds, err
 		}
 		secs, seeds = append(secs, time.Since(start).Seconds()), append(seeds, n)
+		if onStep != nil {
+			onStep(i)
+		}
 	}
 	return secs, seeds, nil
 }
