@@ -147,11 +147,10 @@ func (bi *blockInput) features(model string, shape Shape, blk sample.Block, x da
 		panic(fmt.Sprintf("model: %s: features have %d columns; the model takes %d", model, x.Cols(), shape.Features))
 	}
 	gatherFeatures(&bi.feats, x, blk.Nodes)
-	f := data.Features{Sparse: &bi.feats}
 	if bi.normalize {
-		f = data.RowNormalize(f)
+		data.RowNormalizeInPlace(&bi.feats)
 	}
-	bi.x.Reset(f.Sparse)
+	bi.x.Reset(&bi.feats)
 	return &bi.x
 }
 
