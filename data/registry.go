@@ -184,6 +184,11 @@ func needsData(in Info, root string) error {
 	if root != "" {
 		where = fmt.Sprintf("%s not found", filepath.Join(root, filepath.FromSlash(in.Path)))
 	}
+	if in.Format == "ogb" {
+		archive := strings.TrimPrefix(in.Name, "ogbn-")
+		return fmt.Errorf("dataset %s: %w (%s); unpack the %s/ folder of OGB's %s.zip (snap.stanford.edu/ogb/data/nodeproppred/%s.zip) as %s under a data directory, so that %s/%s exists, and pass --data DIR or set %s",
+			in.Name, ErrNeedsData, where, archive, archive, archive, in.Path, in.Path, OGBEdges, EnvVar)
+	}
 	return fmt.Errorf("dataset %s: %w (%s); pass --data DIR or set %s to a directory laid out as planetoid/, coauthor/, tu/<NAME>/, or run `prcaps datasets download %s`",
 		in.Name, ErrNeedsData, where, EnvVar, in.Name)
 }

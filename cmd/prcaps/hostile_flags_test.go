@@ -274,5 +274,11 @@ func TestHostileFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"bench", "--data", "", "--dataset", "nosuch"}, 2, "--dataset: dataset nosuch"},
 		{[]string{"bench", "--data", dir, "--dataset", "nosuch"}, 2, filepath.Join(dir, "npz", "nosuch.npz")},
 		{[]string{"tune", "--data", "", "--grid", grid}, 2, grid + ": data after the grid's JSON object"},
+		{[]string{"train", "--data", "", "--fanout", "10,10"}, 2, "--fanout and --batch-nodes go together"},
+		{[]string{"train", "--data", "", "--batch-nodes", "64"}, 2, "--fanout and --batch-nodes go together"},
+		{[]string{"train", "--data", "", "--task", "graph", "--fanout", "5", "--batch-nodes", "4"}, 2, "--batch-nodes does not apply to graph classification"},
+		{[]string{"bench", "--data", "", "--fanout", "5,5", "--batch-nodes", "4"}, 2, "--fanout and --batch-nodes go with --scale"},
+		{[]string{"bench", "--data", "", "--scale", "--fanout", "5,5"}, 2, "needs both --fanout and --batch-nodes"},
+		{[]string{"bench", "--data", "", "--scale", "--fanout", "5,0", "--batch-nodes", "4"}, 2, "--fanout: fan-outs [5 0]"},
 	})
 }
