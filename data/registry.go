@@ -43,7 +43,7 @@ type Info struct {
 	Name     string // command-line name, lower case
 	Display  string // as papers write it
 	Task     Task
-	Format   string // "planetoid", "npz" or "tu"
+	Format   string // "planetoid", "npz", "tu" or "ogb"
 	Path     string // file or directory under the data root
 	Embedded bool   // shipped inside the binary
 }
@@ -60,6 +60,10 @@ func Known() []Info {
 		{"nci109", "NCI109", GraphTask, "tu", "tu/NCI109", false},
 		{"dd", "DD", GraphTask, "tu", "tu/DD", false},
 		{"proteins", "PROTEINS", GraphTask, "tu", "tu/PROTEINS", false},
+		// Past the paper's tables: OGB's raw layout (LoadOGB), for
+		// neighbour-sampled training.
+		{"ogbn-arxiv", "ogbn-arxiv", NodeTask, "ogb", "ogb/ogbn_arxiv", false},
+		{"ogbn-products", "ogbn-products", NodeTask, "ogb", "ogb/ogbn_products", false},
 	}
 }
 
@@ -180,6 +184,11 @@ func needsData(in Info, root string) error {
 	if root != "" {
 		where = fmt.Sprintf("%s not found", filepath.Join(root, filepath.FromSlash(in.Path)))
 	}
+	if in.Format == "ogb" {
+		archive := strings.TrimPrefix(in.Name, "ogbn-")
+		return fmt.Errorf("dataset %s: %w (%s); unpack the %s/ folder of OGB's %s.zip (snap.stanford.edu/ogb/data/nodeproppred/%s.zip) as %s under a data directory, so that %s/%s exists, and pass --data DIR or set %s",
+			in.Name, ErrNeedsData, where, archive, archive, archive, in.Path, in.Path, OGBEdges, EnvVar)
+	}
 	return fmt.Errorf("dataset %s: %w (%s); pass --data DIR or set %s to a directory laid out as planetoid/, coauthor/, tu/<NAME>/, or run `prcaps datasets download %s`",
 		in.Name, ErrNeedsData, where, EnvVar, in.Name)
 }
@@ -202,6 +211,11 @@ func loadInfo(in Info, src Source, opt Options) (*Dataset, error) {
 			return nil, err
 		}
 		if ds.Node, err = LoadNPZ(sub, file, in.Display); err != nil {
+			return nil, err
+		}
+	case "ogb":
+		var err error
+		if ds.Node, err = LoadOGB(src.Path(in.Path), in.Display, ""); err != nil {
 			return nil, err
 		}
 	case "tu":
@@ -300,8 +314,10 @@ func findTU(src Source, name string) (string, bool) {
 	return "", false
 }
 
-// loadPath loads a dataset given as a path: a .npz file or a TU directory
-// (holding <NAME>_A.txt, NAME being the directory's base name).
+// loadPath loads a dataset given as a path: a .npz file, a directory in
+// the .npy CSR layout (LoadNPYDir, memory-mapped where possible) or OGB's
+// raw layout (LoadOGB), or a TU directory (holding <NAME>_A.txt, NAME
+// being the directory's base name).
 func loadPath(p string, opt Options) (*Dataset, error) {
 	st, err := os.Stat(p)
 	if err != nil {
@@ -320,9 +336,23 @@ func loadPath(p string, opt Options) (*Dataset, error) {
 		return &Dataset{Name: name, Task: NodeTask, Node: d, From: filepath.Dir(p)}, nil
 	}
 	name := filepath.Base(filepath.Clean(p))
+	switch {
+	case IsNPYDir(p):
+		d, err := LoadNPYDir(p, name, true)
+		if err != nil {
+			return nil, err
+		}
+		return &Dataset{Name: name, Task: NodeTask, Node: d, From: p}, nil
+	case IsOGBDir(p):
+		d, err := LoadOGB(p, name, "")
+		if err != nil {
+			return nil, err
+		}
+		return &Dataset{Name: name, Task: NodeTask, Node: d, From: p}, nil
+	}
 	src := Dir(p)
 	if !src.Exists(name + "_A.txt") {
-		return nil, fmt.Errorf("%s: a TU directory must hold %s_A.txt", p, name)
+		return nil, fmt.Errorf("%s: a dataset directory must hold %s_A.txt (TU), %s (the .npy CSR layout) or %s (OGB)", p, name, NPYIndptr, OGBEdges)
 	}
 	d, err := LoadTU(src, name, TUOptions{NodeAttr: opt.NodeAttr, Encoding: opt.Encoding})
 	if err != nil {

@@ -45,3 +45,19 @@ func normalized(v float32, sum float64) float32 {
 	}
 	return float32(float64(v) / sum)
 }
+
+// RowNormalizeInPlace is RowNormalize on sparse features, dividing the
+// values of s in place (the same values): a mini-batch's gathered rows are
+// normalised without a copy.
+func RowNormalizeInPlace(s *tensor.CSR[float32]) {
+	for i := 0; i < s.Rows; i++ {
+		lo, hi := s.Indptr[i], s.Indptr[i+1]
+		sum := 0.0
+		for _, v := range s.Data[lo:hi] {
+			sum += float64(v)
+		}
+		for p := lo; p < hi; p++ {
+			s.Data[p] = normalized(s.Data[p], sum)
+		}
+	}
+}

@@ -62,6 +62,9 @@ type Options struct {
 	// Stop, if non-nil, interrupts the bench when closed: the cells in
 	// training fail as interrupted and the bench stops after its table.
 	Stop <-chan struct{}
+	// Sampling, when on, makes the scale suite time neighbour-sampled
+	// mini-batch steps (RunScaleSampled) instead of full-batch epochs.
+	Sampling train.Sampling
 }
 
 func (o Options) withDefaults() Options {
@@ -115,7 +118,7 @@ func (o Options) Validate() error {
 	if err := (train.GraphProtocol{MicroBatchSeeds: o.MicroBatchSeeds, ItersPerEpoch: o.ItersPerEpoch}).Check(); err != nil {
 		return err
 	}
-	return nil
+	return o.Sampling.Validate()
 }
 
 // Progress receives a bench's progress: lines to show and the state of the

@@ -73,13 +73,19 @@ func resetPeakRSS() bool {
 
 // peakRSS is the process's resident-set high-water mark in bytes (VmHWM),
 // 0 if unknown.
-func peakRSS() int64 {
+func peakRSS() int64 { return statusBytes("VmHWM:") }
+
+// currentRSS is the process's resident set in bytes (VmRSS), 0 if unknown.
+func currentRSS() int64 { return statusBytes("VmRSS:") }
+
+// statusBytes reads the kB field key of /proc/self/status, in bytes.
+func statusBytes(key string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, key); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
 			if err != nil {
 				return 0
@@ -88,4 +94,15 @@ func peakRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// cpuSeconds is the CPU time the process has used, user and system, in
+// seconds (0 if unknown): a cost that the other processes of a shared
+// machine disturb far less than wall time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }

@@ -10,3 +10,9 @@ func resetPeakRSS() bool { return false }
 
 // peakRSS is unknown here.
 func peakRSS() int64 { return 0 }
+
+// currentRSS is unknown here.
+func currentRSS() int64 { return 0 }
+
+// cpuSeconds is unknown here.
+func cpuSeconds() float64 { return 0 }

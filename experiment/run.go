@@ -407,6 +407,9 @@ func (r Run) checkMemory(total int64) (Run, error) {
 	} else {
 		nd := r.Dataset.Node
 		shape, size = model.NodeShape(nd), model.Size{Nodes: nd.Graph.N, Arcs: nd.Graph.NumArcs()}
+		if smp := r.Node.Sampling(); smp.On() {
+			size = sampledSize(size, smp)
+		}
 	}
 	need, err := model.EstimateBytes(cfg, shape, size)
 	if err != nil {
@@ -434,6 +437,25 @@ func (r Run) checkMemory(total int64) (Run, error) {
 			r.ModelName(), r.Dataset.Name, model.FormatGiB(satFloat(all)), parallel, model.FormatGiB(total))
 	}
 	return r, nil
+}
+
+// sampledSize bounds the neighbourhood of one sampled mini-batch on a
+// graph of the size full: the nodes are the seeds and each hop's frontier
+// times its fan-out, the arcs the sum over hops of the frontier times the
+// fan-out plus a self-link per node, at most the whole graph (which a
+// fan-out of −1 can reach). Layer-wise evaluation runs in blocks of the
+// same size with one hop, within the bound.
+func sampledSize(full model.Size, smp train.Sampling) model.Size {
+	nodes, frontier, arcs := smp.BatchNodes, smp.BatchNodes, 0
+	for _, f := range smp.Fanout {
+		if f < 0 || nodes >= full.Nodes {
+			return full
+		}
+		arcs += frontier * f
+		frontier *= f
+		nodes += frontier
+	}
+	return model.Size{Nodes: min(nodes, full.Nodes), Arcs: min(arcs+nodes, full.Arcs)}
 }
 
 // largestBatch bounds a mini-batch of at most batch graphs of ds: as many

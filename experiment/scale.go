@@ -73,6 +73,9 @@ func (b *Bench) RunScale(edges []int) error {
 		edges = DefaultScaleEdges
 	}
 	edges = slices.Sorted(slices.Values(edges)) // the peak of a smaller size must not hide in a larger one's
+	if b.opt.Sampling.On() {
+		return b.RunScaleSampled(edges)
+	}
 	epochs := b.opt.Epochs
 	if epochs == 0 {
 		epochs = scaleEpochs

@@ -65,6 +65,7 @@ type GCN struct {
 	shape        Shape
 	conv1, conv2 *nn.GCNConv[float32]
 	in           nodeInput
+	blocks       blockInput // the operators of the sampled layers (BlockModel)
 }
 
 // GCN implements NodeEmbedder, checked at compile time.

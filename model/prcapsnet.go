@@ -50,6 +50,8 @@ type PRCapsNet struct {
 	prcc    *capsule.PRCC[float32]
 	tangent *capsule.TangentLinear[float32] // the "Linear" classifier variant: Linear(loĝ_o(v))
 	linear  *nn.Linear[float32]             // Caps only: a linear classifier on Euclidean capsules
+
+	blocks blockInput // the operators of the sampled layers (BlockModel)
 }
 
 // PRCapsNet implements these, checked at compile time.

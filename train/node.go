@@ -245,15 +245,20 @@ func (tr *nodeTrainer) evaluateOn(t *autodiff.Tape[float32], e *Epoch) float64 {
 // training and an evaluation pass on two tapes at once, as every
 // registered node model does.
 func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch)) (Result, error) {
-	return runNode(m, ds, split, cfg, seed, progress, nil, nil)
+	return runNode(m, ds, split, cfg, Sampling{}, seed, progress, nil, nil)
 }
 
 // runNode is RunNode; onModel, if non-nil, is called at the end with m
 // holding the parameters of the selected epoch (they are put back after),
 // and a closed stop ends the run at the next epoch with ErrInterrupted.
+// With smp on, the run trains on sampled mini-batches (RunNodeSampled).
 // The run flushes denormals (tensor.FlushDenormals), as do the goroutines
 // it starts, so that results do not depend on where a pass ran.
-func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (res Result, err error) {
+func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (res Result, err error) {
+	if smp.On() {
+		tensor.FlushDenormals(func() { res, err = trainNodeSampled(m, ds, split, cfg, smp, seed, progress, onModel, stop) })
+		return res, err
+	}
 	tensor.FlushDenormals(func() { res, err = trainNode(m, ds, split, cfg, seed, progress, onModel, stop) })
 	return res, err
 }
@@ -266,34 +271,8 @@ func trainNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Co
 	}
 	start := time.Now()
 	res := Result{Seed: seed, ValAcc: -1}
-	sinceBest := 0
-	var selected []float32 // the parameters of the selected epoch, for onModel
-	// finish takes an evaluated epoch into the result and reports whether
-	// the run stops there (patience).
-	finish := func(ep Epoch, valLoss float64) bool {
-		if res.improvedBy(ep.ValAcc, valLoss) {
-			ep.Best = true
-			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = ep.Epoch, ep.TrainAcc, ep.ValAcc, ep.TestAcc, valLoss
-			sinceBest = 0
-			if onModel != nil {
-				selected = selected[:0]
-				for _, p := range tr.state {
-					selected = append(selected, p.Value.Data...)
-				}
-			}
-		} else {
-			sinceBest++
-		}
-		res.Epochs = ep.Epoch
-		if progress != nil {
-			if cr, ok := m.(model.CurvatureReporter); ok {
-				tr.curv = cr.AppendCurvatures(tr.curv[:0])
-				ep.Curvatures = tr.curv
-			}
-			progress(ep)
-		}
-		return cfg.Patience > 0 && sinceBest >= cfg.Patience
-	}
+	sel := selector{res: &res, m: m, l: &tr.learner, patience: cfg.Patience, progress: progress, keep: onModel != nil}
+	finish := sel.take
 	var ev *evaluator
 	if overlapEval(ds) {
 		// Every kernel runs on its caller while the two passes share the
@@ -359,11 +338,7 @@ func trainNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Co
 	}
 	drain()
 	res.Seconds = time.Since(start).Seconds()
-	if onModel != nil && res.BestEpoch > 0 {
-		swapParams(tr.state, selected)
-		onModel(res)
-		swapParams(tr.state, selected)
-	}
+	sel.report(tr.state, onModel)
 	return res, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/sample"
 )
 
 // NodeProtocol says how node-classification runs are split and repeated.
@@ -28,6 +29,10 @@ type NodeProtocol struct {
 	// 65,536 links (arcs plus nodes), evaluates each epoch on a second core
 	// beside the next epoch's training step.
 	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it"`
+	// Fanout and BatchNodes turn on neighbour-sampled mini-batch
+	// training (Sampling; both or neither). Off by default: full-batch.
+	Fanout     sample.Fanouts `opt:"fanout" help:"node: neighbour-sampled mini-batch training with these per-hop fan-outs, the seeds' hop first, one per message-passing layer (prcapsnet: 1 + routing layers, gcn: 2), e.g. 15,10; -1: every neighbour; needs --batch-nodes (default: off, full-batch)"`
+	BatchNodes int            `opt:"batch-nodes" min:"1" max:"1000000000" help:"node: training nodes per sampled mini-batch, 1 to 1e9; evaluation then runs layer by layer with every neighbour in blocks of as many nodes; needs --fanout (default: off, full-batch)"`
 	// OnModel, if non-nil, is called after each run with the run's model
 	// holding the parameters of its selected epoch (to save it, e.g.); it
 	// must not keep m past the call. With Parallel > 1 it is called from
@@ -46,6 +51,11 @@ func CheckSplit(s string) error {
 		return fmt.Errorf("split must be random or public, not %q", s)
 	}
 	return nil
+}
+
+// Sampling is the protocol's mini-batch configuration.
+func (p NodeProtocol) Sampling() Sampling {
+	return Sampling{Fanout: p.Fanout, BatchNodes: p.BatchNodes}
 }
 
 func (p NodeProtocol) withDefaults() NodeProtocol {
@@ -67,10 +77,14 @@ func (p NodeProtocol) RunsAtOnce() int {
 // Name is the protocol as the result records write it, e.g. "random 60/20/20 x10".
 func (p NodeProtocol) Name() string {
 	p = p.withDefaults()
+	name := fmt.Sprintf("random %.0f/%.0f/%.0f x%d", 100*p.TrainFrac, 100*p.ValFrac, 100*(1-p.TrainFrac-p.ValFrac), p.Seeds)
 	if p.Split == "public" {
-		return fmt.Sprintf("public x%d", p.Seeds)
+		name = fmt.Sprintf("public x%d", p.Seeds)
 	}
-	return fmt.Sprintf("random %.0f/%.0f/%.0f x%d", 100*p.TrainFrac, 100*p.ValFrac, 100*(1-p.TrainFrac-p.ValFrac), p.Seeds)
+	if p.Sampling().On() {
+		name += fmt.Sprintf(", sampled %v batch %d", p.Fanout, p.BatchNodes)
+	}
+	return name
 }
 
 // Summary is the record of a protocol: mean ± std over runs, parameter
@@ -157,6 +171,9 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 	if p.Split == "public" && ds.Public == nil {
 		return s, fmt.Errorf("train: %s has no public split; use the random split", ds.Name)
 	}
+	if err := p.Sampling().Validate(); err != nil {
+		return s, fmt.Errorf("train: %w", err)
+	}
 	if p.Split != "" {
 		if err := CheckSplit(p.Split); err != nil {
 			return s, fmt.Errorf("train: %w", err)
@@ -195,7 +212,7 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 		if p.OnModel != nil {
 			onModel = func(r Result) { mu.Lock(); p.OnModel(run, r, m); mu.Unlock() }
 		}
-		r, err := runNode(m, ds, split, cfg, seed, cb, onModel, p.Stop)
+		r, err := runNode(m, ds, split, cfg, p.Sampling(), seed, cb, onModel, p.Stop)
 		if err != nil {
 			return fmt.Errorf("run %d (seed %d): %w", run, seed, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/report"
+	"github.com/prcaps/prcaps/sample"
 )
 
 // benchFlags are the flags of `prcaps bench`.
@@ -24,6 +25,7 @@ type benchFlags struct {
 	submit                          bool     // submit them with sbatch
 	sbatch                          listFlag // more sbatch options
 	jobArgs                         []string // the flags the jobs run again (givenArgs)
+	fanout                          string
 	asJSON, quiet, speed, list      bool
 	scale                           bool
 	scaleEdges                      []int
@@ -186,6 +188,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.BoolVar(&f.speed, "speed", false, "same as --suite speed")
 	fs.BoolVar(&f.scale, "scale", false, "same as --suite scale")
 	fs.StringVar(&f.edges, "edges", "", "scale suite: comma-separated undirected edge counts of the generated graphs, such as 1e5,1e6 (default 1e5,1e6,1e7)")
+	fs.StringVar(&f.fanout, "fanout", "", "scale suite: time neighbour-sampled mini-batch steps with these per-hop fan-outs (e.g. 15,10; -1: every neighbour) instead of full-batch epochs: time per seed node and the memory beside the graph's; needs --batch-nodes")
+	intVar(fs, &o.Sampling.BatchNodes, "batch-nodes", 0, 1, 1_000_000_000, "scale suite with --fanout: seed nodes per mini-batch, 1 to 1e9")
 	fs.StringVar(&f.tables, "tables", "", "comma-separated tables to run (t2 t3 t4 t5 curvature iters dims k gates layers; see --list); without --suite, from any suite")
 	fs.StringVar(&f.datasets, "dataset", "", "comma-separated datasets replacing every selected table's datasets (speed: the first one)")
 	fs.StringVar(&f.models, "models", "", "comma-separated models to keep (prcapsnet, gcn); empty: all")
@@ -305,6 +309,19 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		return f, usagef("--parallel %d: must be in [0, 1024] (0: the default)", o.Parallel)
 	case o.FirstSeed < 0:
 		return f, usagef("--first-seed %d: must be at least 0", o.FirstSeed)
+	}
+	if set["fanout"] || set["batch-nodes"] {
+		if f.suite != "scale" && !f.scale {
+			return f, usagef("--fanout and --batch-nodes go with --scale")
+		}
+		if !set["fanout"] || !set["batch-nodes"] {
+			return f, usagef("the sampled scale suite needs both --fanout and --batch-nodes")
+		}
+		fan, err := sample.ParseFanouts(f.fanout)
+		if err != nil {
+			return f, usagef("--fanout: %v", err)
+		}
+		o.Sampling.Fanout = fan
 	}
 	if err := o.Validate(); err != nil {
 		return f, usagef("--%v", err)

@@ -33,6 +33,7 @@ var flagZero = map[string]map[string]zeroClass{
 		"val-logits": notNumber,
 		// protocols (train.NodeProtocol, train.GraphProtocol)
 		"seeds": zeroBad, "parallel": zeroBad, "split": notNumber, "folds": zeroBad, "batch": zeroBad,
+		"fanout": notNumber, "batch-nodes": zeroBad,
 		"micro-batch-nodes": zeroBad, "micro-batch-seeds": notNumber,
 		"first-seed": zeroOK, "fold-seed": zeroOK, // seeds
 		"only-folds":      zeroOK, // 0: all folds
@@ -60,14 +61,15 @@ var flagZero = map[string]map[string]zeroClass{
 	"tune": {
 		"data": notNumber, "dataset": notNumber, "grid": notNumber, "json": notNumber, "log": notNumber, "quiet": notNumber,
 		"split": notNumber, "shard": notNumber, "seeds": zeroBad, "parallel": zeroBad, "first-seed": zeroOK,
+		"fanout": notNumber, "batch-nodes": zeroBad,
 	},
 	"bench": {
 		"cpuprofile": notNumber, "data": notNumber, "dataset": notNumber, "edges": notNumber, "json": notNumber,
 		"list": notNumber, "log": notNumber, "log-only": notNumber, "micro-batch-seeds": notNumber, "models": notNumber,
 		"out": notNumber, "quiet": notNumber, "scale": notNumber, "speed": notNumber, "split": notNumber,
-		"suite": notNumber, "tables": notNumber, "shard": notNumber,
+		"suite": notNumber, "tables": notNumber, "shard": notNumber, "fanout": notNumber,
 		"slurm-dir": notNumber, "submit": notNumber, "sbatch": notNumber, "slurm": zeroBad,
-		"folds": zeroBad, "repeat": zeroBad, "seeds": zeroBad,
+		"folds": zeroBad, "repeat": zeroBad, "seeds": zeroBad, "batch-nodes": zeroBad,
 		"epochs": zeroOK, "parallel": zeroOK, // 0: the recipe's, one per core (their help says so)
 		"first-seed": zeroOK, "iters-per-epoch": zeroOK, // 0: a full pass (its help says so)
 	},
@@ -280,5 +282,11 @@ func TestHostileFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"bench", "--data", "", "--dataset", "nosuch"}, 2, "--dataset: dataset nosuch"},
 		{[]string{"bench", "--data", dir, "--dataset", "nosuch"}, 2, filepath.Join(dir, "npz", "nosuch.npz")},
 		{[]string{"tune", "--data", "", "--grid", grid}, 2, grid + ": data after the grid's JSON object"},
+		{[]string{"train", "--data", "", "--fanout", "10,10"}, 2, "--fanout and --batch-nodes go together"},
+		{[]string{"train", "--data", "", "--batch-nodes", "64"}, 2, "--fanout and --batch-nodes go together"},
+		{[]string{"train", "--data", "", "--task", "graph", "--fanout", "5", "--batch-nodes", "4"}, 2, "--batch-nodes does not apply to graph classification"},
+		{[]string{"bench", "--data", "", "--fanout", "5,5", "--batch-nodes", "4"}, 2, "--fanout and --batch-nodes go with --scale"},
+		{[]string{"bench", "--data", "", "--scale", "--fanout", "5,5"}, 2, "needs both --fanout and --batch-nodes"},
+		{[]string{"bench", "--data", "", "--scale", "--fanout", "5,0", "--batch-nodes", "4"}, 2, "--fanout: fan-outs [5 0]"},
 	})
 }

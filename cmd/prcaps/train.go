@@ -138,6 +138,9 @@ func (f *trainFlags) check(ds *data.Dataset) error {
 	if err := train.CheckSplit(f.node.Split); err != nil {
 		return usagef("--%v", err)
 	}
+	if f.set["fanout"] != f.set["batch-nodes"] {
+		return usagef("--fanout and --batch-nodes go together: sampled training needs both")
+	}
 	if err := f.graph.Check(); err != nil {
 		return usagef("--%v", err)
 	}

@@ -1,0 +1,251 @@
+package train
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/sample"
+	"github.com/prcaps/prcaps/tensor"
+)
+
+// Sampling configures neighbour-sampled mini-batch training of node
+// models (package sample). The zero value is off: full-batch training.
+// NodeProtocol holds it as its Fanout and BatchNodes options.
+type Sampling struct {
+	// Fanout is the number of in-neighbours kept per node at each hop, the
+	// seeds' first; −1 keeps them all. One per message-passing layer of
+	// the model.
+	Fanout sample.Fanouts
+	// BatchNodes is the number of training nodes (seeds) per mini-batch;
+	// evaluation runs layer by layer in blocks of as many nodes.
+	BatchNodes int
+}
+
+// On reports whether sampling is asked for.
+func (s Sampling) On() bool { return s.BatchNodes > 0 || len(s.Fanout) > 0 }
+
+// Validate reports a half-given or invalid configuration.
+func (s Sampling) Validate() error {
+	if !s.On() {
+		return nil
+	}
+	if s.BatchNodes < 1 || s.BatchNodes > 1e9 {
+		return fmt.Errorf("sampled training needs batch-nodes in 1 to 1e9, not %d", s.BatchNodes)
+	}
+	if len(s.Fanout) == 0 {
+		return fmt.Errorf("sampled training needs the fan-outs (e.g. fanout 15,10)")
+	}
+	return s.Fanout.Validate()
+}
+
+// RunNodeSampled trains m on neighbour-sampled mini-batches of split.Train
+// (smp) for cfg.Epochs epochs and returns the accuracies at the epoch of
+// best validation accuracy, as RunNode does. Each epoch is one pass over
+// the training nodes in shuffled batches, one optimiser step per batch; the
+// validation and test accuracies are exact, from layer-wise inference with
+// every neighbour (model.LayerwiseLogits).
+func RunNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, progress func(Epoch)) (res Result, err error) {
+	tensor.FlushDenormals(func() { res, err = trainNodeSampled(m, ds, split, cfg, smp, seed, progress, nil, nil) })
+	return res, err
+}
+
+// blockTrainer is a nodeTrainer's state for mini-batches.
+type blockTrainer struct {
+	*nodeTrainer
+	bm       model.BlockModel
+	seedRows []int32 // 0 … batch size − 1
+	y        []int32 // the batch's labels
+	batchLab autodiff.Labels
+	lw       model.Layerwise
+	evalRows []int32
+	blocks   int
+}
+
+// trainNodeSampled is the mini-batch loop: the run's batches come from a
+// sample.Stream drawing ahead on its own goroutine, which the loop closes
+// on every return.
+func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (Result, error) {
+	if err := smp.Validate(); err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	bm, ok := m.(model.BlockModel)
+	if !ok {
+		return Result{}, fmt.Errorf("train: the model does not train on sampled neighbourhoods (prcapsnet and gcn do)")
+	}
+	if err := bm.CheckBlocks(); err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	if len(smp.Fanout) != bm.Depth() {
+		return Result{}, fmt.Errorf("train: fan-outs %v: the model has %d message-passing layers, so needs %d fan-outs", smp.Fanout, bm.Depth(), bm.Depth())
+	}
+	nt, err := newNodeTrainer(m, ds, split, cfg, seed)
+	if err != nil {
+		return Result{}, err
+	}
+	tr := &blockTrainer{nodeTrainer: nt, bm: bm, evalRows: append(append([]int32(nil), split.Val...), split.Test...), blocks: smp.BatchNodes}
+	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: cfg.Epochs, Seed: seed})
+	if err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	defer st.Close()
+	start := time.Now()
+	res := Result{Seed: seed, ValAcc: -1}
+	sel := selector{res: &res, m: m, l: &tr.learner, patience: cfg.Patience, progress: progress, keep: onModel != nil}
+	div := divergence{off: cfg.AllowDivergence}
+	first := math.NaN()
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		if stopped(stop) {
+			return res, fmt.Errorf("train: at epoch %d: %w", epoch, ErrInterrupted)
+		}
+		tr.opt.SetLR(tr.lr(epoch - 1))
+		var lossSum float64
+		var correct, seen int
+		for range st.PerEpoch {
+			b, err := st.Next()
+			if err == nil && b == nil {
+				err = fmt.Errorf("the batch stream ended early")
+			}
+			if err != nil {
+				return res, fmt.Errorf("train: epoch %d: %w", epoch, err)
+			}
+			lv, ok, err := tr.batchStep(epoch, b)
+			st.Release(b)
+			if err != nil {
+				return res, err
+			}
+			if math.IsNaN(first) {
+				first = lv
+			}
+			n := len(b.Seeds())
+			lossSum += lv * float64(n)
+			correct += ok
+			seen += n
+		}
+		lv := lossSum / float64(seen)
+		if err := div.check(epoch, lv, first); err != nil {
+			return res, err
+		}
+		ep := Epoch{Epoch: epoch, Loss: lv, TrainAcc: float64(correct) / float64(seen), LR: tr.opt.LR()}
+		vl, err := tr.evaluateBlocks(&ep)
+		if err != nil {
+			return res, err
+		}
+		if sel.take(ep, vl) {
+			break
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	sel.report(tr.state, onModel)
+	return res, nil
+}
+
+// batchStep takes one optimiser step on batch b and returns its training
+// loss and the number of its seeds classified right (before the step).
+func (tr *blockTrainer) batchStep(epoch int, b *sample.Batch) (float64, int, error) {
+	seeds := b.Seeds()
+	tr.y = tr.y[:0]
+	for _, v := range seeds {
+		tr.y = append(tr.y, max(tr.ds.Y[v], 0))
+	}
+	if err := tr.batchLab.Set(tr.y, tr.ds.NumClasses); err != nil {
+		return 0, 0, err
+	}
+	for len(tr.seedRows) < len(seeds) {
+		tr.seedRows = append(tr.seedRows, int32(len(tr.seedRows)))
+	}
+	rows := tr.seedRows[:len(seeds)]
+	t := &tr.tape
+	t.Reset()
+	logits := model.ForwardBatch(t, tr.bm, b, tr.ds.X, true, tr.rng)
+	loss := autodiff.SoftmaxCrossEntropy(t, logits, tr.batchLab, rows)
+	ok := int(math.Round(autodiff.Accuracy(&logits.Value, tr.batchLab, rows) * float64(len(rows))))
+	lv := float64(loss.Value.Data[0])
+	if math.IsNaN(lv) || math.IsInf(lv, 0) {
+		return lv, ok, fmt.Errorf("train: epoch %d: training loss is %v: %w", epoch, lv, ErrNonFinite)
+	}
+	tr.opt.ZeroGrad()
+	if err := t.Backward(loss); err != nil {
+		return lv, ok, err
+	}
+	return lv, ok, tr.update(epoch)
+}
+
+// evaluateBlocks scores the validation and test nodes by layer-wise
+// inference with every neighbour and fills e's accuracies; it returns the
+// validation loss.
+func (tr *blockTrainer) evaluateBlocks(e *Epoch) (float64, error) {
+	t := &tr.tape
+	t.NoGrad = true
+	defer func() { t.NoGrad = false }()
+	logits, err := model.LayerwiseLogits(t, tr.bm, tr.ds.Graph, tr.ds.X, tr.evalRows, tr.blocks, &tr.lw)
+	if err != nil {
+		return 0, fmt.Errorf("train: evaluation: %w", err)
+	}
+	t.Reset()
+	vl := autodiff.SoftmaxCrossEntropy(t, autodiff.NewVar(logits, false), tr.labels, tr.split.Val)
+	e.ValAcc = autodiff.Accuracy(logits, tr.labels, tr.split.Val)
+	e.TestAcc = autodiff.Accuracy(logits, tr.labels, tr.split.Test)
+	return float64(vl.Value.Data[0]), nil
+}
+
+// SampledSteps takes steps optimiser steps of m's sampled mini-batch
+// training on split.Train (the batches of RunNodeSampled, epoch after
+// epoch as needed), without evaluating, and returns the wall time of each
+// step, the wait for its batch included, and its number of seed nodes: the
+// scale benchmark's measure, whose cost must not grow with the graph.
+// onStep, if non-nil, is called after each step with its number (from 0).
+func SampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int, onStep func(int)) (secs []float64, seeds []int, err error) {
+	tensor.FlushDenormals(func() { secs, seeds, err = sampledSteps(m, ds, split, cfg, smp, seed, steps, onStep) })
+	return secs, seeds, err
+}
+
+func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int, onStep func(int)) ([]float64, []int, error) {
+	if steps < 1 {
+		return nil, nil, fmt.Errorf("train: %d steps: need at least 1", steps)
+	}
+	if err := smp.Validate(); err != nil || !smp.On() {
+		return nil, nil, fmt.Errorf("train: sampled steps need a sampling configuration: %v", err)
+	}
+	bm, ok := m.(model.BlockModel)
+	if !ok {
+		return nil, nil, fmt.Errorf("train: the model does not train on sampled neighbourhoods (prcapsnet and gcn do)")
+	}
+	nt, err := newNodeTrainer(m, ds, split, cfg, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	tr := &blockTrainer{nodeTrainer: nt, bm: bm}
+	per := (len(split.Train) + smp.BatchNodes - 1) / smp.BatchNodes
+	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: (steps + per - 1) / per, Seed: seed})
+	if err != nil {
+		return nil, nil, fmt.Errorf("train: %w", err)
+	}
+	defer st.Close()
+	tr.opt.SetLR(tr.lr(0))
+	secs, seeds := make([]float64, 0, steps), make([]int, 0, steps)
+	for i := range steps {
+		start := time.Now()
+		b, err := st.Next()
+		if err == nil && b == nil {
+			err = fmt.Errorf("the batch stream ended early")
+		}
+		if err != nil {
+			return secs, seeds, fmt.Errorf("train: step %d: %w", i+1, err)
+		}
+		_, _, err = tr.batchStep(1+i/per, b)
+		n := len(b.Seeds())
+		st.Release(b)
+		if err != nil {
+			return secs, seeds, err
+		}
+		secs, seeds = append(secs, time.Since(start).Seconds()), append(seeds, n)
+		if onStep != nil {
+			onStep(i)
+		}
+	}
+	return secs, seeds, nil
+}
