@@ -158,7 +158,7 @@ func TestHelpNamesFlagTypes(t *testing.T) {
 		{[]string{"train", "--model", "gin", "-h"},
 			[]string{"training epochs, 1 to 1e6 (default 350)", "mini-batch size, in graphs (default 32)", "(default 50)",
 				"layers counting the input, so layers−1 GIN layers, 2 to 64 (default 5)"},
-			[]string{"-activation", "-k int", "prcapsnet:"}},
+			[]string{"-activation", "-k int", "routing layers L"}},
 		{[]string{"train", "--model", "ssgc", "-h"}, []string{"in [0, 1] (default 0.05)", "1 to 1e6 (default 100)", "(defaults: node 0.2, graph 0.01)"}, []string{"-routing"}},
 	} {
 		_, _, help := runCLI(tc.args...)
