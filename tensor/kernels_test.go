@@ -164,7 +164,13 @@ func TestGemmRowsBlocks(t *testing.T) {
 func checkGemmRowsBlocks(t *testing.T) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(15, 16))
-	const m = 7
+	for _, m := range []int{7, 13} {
+		checkGemmRowsBlocksM(t, rng, m)
+	}
+}
+
+func checkGemmRowsBlocksM(t *testing.T, rng *rand.Rand, m int) {
+	t.Helper()
 	for _, n := range []int{1, 5, 8, 9, 12, 16, 17, 18, 23, 24, 32, 33, 36, 40, 48, 50, 63, 64, 72, 100, 128, 130, 192} {
 		for _, k := range []int{1, 2, 3, 9, 18, 64, 129, 300} {
 			a, b := randDense[float32](rng, m, k), randDense[float32](rng, k, n)
@@ -174,6 +180,8 @@ func checkGemmRowsBlocks(t *testing.T) {
 				got, want := randDense[float32](rng, m, n), NewDense[float32](m, n)
 				copy(want.Data, got.Data)
 				kr := kernel[float32]{kind: kGemmRows, dst: got, a: a, b: b, acc: acc}
+				// Ranges of 2 and m−2 rows: the blocked kernels' blocks of
+				// three or four rows and every remainder.
 				gemmRows(&kr, 0, 2)
 				gemmRows(&kr, 2, m)
 				if gemmAVX512 { // b in column panels, the inner dimension in chunks: the same bits
@@ -197,7 +205,7 @@ func checkGemmRowsBlocks(t *testing.T) {
 				}
 				for i, v := range got.Data {
 					if math.Float32bits(v) != math.Float32bits(want.Data[i]) {
-						t.Fatalf("AVX-512 %v, n=%d k=%d acc=%v: element %d = %v, the row path gives %v", gemmAVX512, n, k, acc, i, v, want.Data[i])
+						t.Fatalf("AVX-512 %v, m=%d n=%d k=%d acc=%v: element %d = %v, the row path gives %v", gemmAVX512, m, n, k, acc, i, v, want.Data[i])
 					}
 				}
 			}
