@@ -185,7 +185,7 @@ func gemmByRows[T Float](dst, a, b *Dense[T], transB bool, beta T) {
 		packPanels(p32, b32, b.Rows, b.Cols)
 		b, k.packed = bp, true
 	}
-	if _, ok := any(b.Data).([]float32); ok && gemmAVX512 && a.Cols > gemmChunkK && dst.Cols >= gemmPanel && dst.Rows >= 2 {
+	if _, ok := any(b.Data).([]float32); ok && a.Cols > gemmChunkK && (gemmAVX512 && dst.Cols >= gemmPanel && dst.Rows >= 2 || !gemmAVX512 && dst.Cols >= 32 && dst.Rows >= 3) {
 		st := getScratch[T](dst.Rows, dst.Cols)
 		defer putScratch(st)
 		k.w = st.Data
@@ -249,12 +249,12 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	if hi <= lo {
 		return
 	}
+	st, _ := any(k.w).([]float32)
 	if gemmAVX512 {
-		st, _ := any(k.w).([]float32)
 		gemmRowsZ(d, a, b, st, n, kk, lo, hi, k.acc, k.packed)
 		return
 	}
-	gemmRowsAVX2(d, a, b, n, kk, lo, hi, k.acc)
+	gemmRowsAVX2(d, a, b, st, n, kk, lo, hi, k.acc)
 }
 
 // gemmAVX512 selects gemmRowsZ in gemmRows; tests turn it off to check
@@ -383,8 +383,8 @@ func gemmTZ[T Float](k *kernel[T], lo, hi int) {
 // gemmChunkKT is gemmTZ's inner-dimension chunk (even).
 const gemmChunkKT = 64
 
-// gemmChunkK is the inner-dimension chunk of gemmRowsZ4x2S (even, so that
-// every term keeps its chain): 128 rows of a 64-column panel are 32 KiB,
+// gemmChunkK is the inner-dimension chunk of gemmRowsZ4x2S and
+// gemmRows32x3S (even, so that every term keeps its chain): 128 rows of a 64-column panel are 32 KiB,
 // which stays in L1 while all row pairs of a worker pass over it.
 const gemmChunkK = 128
 

@@ -368,3 +368,135 @@ x8sum:
 x8done:
 	VZEROUPPER
 	RET
+
+// func gemmRows32x3S(dst *float32, ldd int, a *float32, lda int, b *float32, ldb int, k, triples int, acc bool, state *float32, mode int)
+//
+// gemmRows32x3 over one even-length chunk of the inner dimension, chain B
+// kept in state (laid out as dst) between chunks: mode bit 0 starts chain
+// B from state (else from zero), bit 1 adds the chains into dst (the last
+// chunk; else chain B is stored to state). Chain A lives in dst, starting
+// from it when acc. Run over consecutive chunks, the first with mode bit 0
+// clear and acc as for the whole product, the others with acc set, it
+// gives gemmRows32x3's bits; a chunk of b stays in cache for all the
+// triples.
+TEXT ·gemmRows32x3S(SB), NOSPLIT, $0-88
+	GEMM_ROWS_ARGS
+	LEAQ (R10)(R10*1), R13
+	TESTQ BX, BX
+	JZ s32done
+s32block:
+	ROWPTRS
+	ZERO12
+	TESTQ AX, AX
+	JZ s32even
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS (R14), Y4
+	VMOVUPS 32(R14), Y5
+	VMOVUPS 64(R14), Y6
+	VMOVUPS 96(R14), Y7
+	VMOVUPS (R15), Y8
+	VMOVUPS 32(R15), Y9
+	VMOVUPS 64(R15), Y10
+	VMOVUPS 96(R15), Y11
+s32even:
+	CHAIN_EVEN
+s32evenloop:
+	BCAST3
+	COL3(0, Y0, Y4, Y8)
+	COL3(32, Y1, Y5, Y9)
+	COL3(64, Y2, Y6, Y10)
+	COL3(96, Y3, Y7, Y11)
+	ADDQ R13, R11
+	ADDQ $8, R12
+	DECQ CX
+	JNZ s32evenloop
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, (R14)
+	VMOVUPS Y5, 32(R14)
+	VMOVUPS Y6, 64(R14)
+	VMOVUPS Y7, 96(R14)
+	VMOVUPS Y8, (R15)
+	VMOVUPS Y9, 32(R15)
+	VMOVUPS Y10, 64(R15)
+	VMOVUPS Y11, 96(R15)
+	ZERO12
+	MOVQ mode+80(FP), R12
+	TESTQ $1, R12
+	JZ s32odd
+	MOVQ DI, R11 // the state row of the output row at DI
+	SUBQ dst+0(FP), R11
+	ADDQ state+72(FP), R11
+	VMOVUPS (R11), Y0
+	VMOVUPS 32(R11), Y1
+	VMOVUPS 64(R11), Y2
+	VMOVUPS 96(R11), Y3
+	VMOVUPS (R11)(DX*1), Y4
+	VMOVUPS 32(R11)(DX*1), Y5
+	VMOVUPS 64(R11)(DX*1), Y6
+	VMOVUPS 96(R11)(DX*1), Y7
+	VMOVUPS (R11)(DX*2), Y8
+	VMOVUPS 32(R11)(DX*2), Y9
+	VMOVUPS 64(R11)(DX*2), Y10
+	VMOVUPS 96(R11)(DX*2), Y11
+s32odd:
+	CHAIN_ODD
+	TESTQ CX, CX
+	JZ s32sum
+s32oddloop:
+	BCAST3
+	COL3(0, Y0, Y4, Y8)
+	COL3(32, Y1, Y5, Y9)
+	COL3(64, Y2, Y6, Y10)
+	COL3(96, Y3, Y7, Y11)
+	ADDQ R13, R11
+	ADDQ $8, R12
+	DECQ CX
+	JNZ s32oddloop
+s32sum:
+	MOVQ mode+80(FP), R12
+	TESTQ $2, R12
+	JNZ s32last
+	MOVQ DI, R11 // the state row of the output row at DI
+	SUBQ dst+0(FP), R11
+	ADDQ state+72(FP), R11
+	VMOVUPS Y0, (R11)
+	VMOVUPS Y1, 32(R11)
+	VMOVUPS Y2, 64(R11)
+	VMOVUPS Y3, 96(R11)
+	VMOVUPS Y4, (R11)(DX*1)
+	VMOVUPS Y5, 32(R11)(DX*1)
+	VMOVUPS Y6, 64(R11)(DX*1)
+	VMOVUPS Y7, 96(R11)(DX*1)
+	VMOVUPS Y8, (R11)(DX*2)
+	VMOVUPS Y9, 32(R11)(DX*2)
+	VMOVUPS Y10, 64(R11)(DX*2)
+	VMOVUPS Y11, 96(R11)(DX*2)
+	JMP s32next
+s32last:
+	ADDTO((DI), Y0)
+	ADDTO(32(DI), Y1)
+	ADDTO(64(DI), Y2)
+	ADDTO(96(DI), Y3)
+	ADDTO((R14), Y4)
+	ADDTO(32(R14), Y5)
+	ADDTO(64(R14), Y6)
+	ADDTO(96(R14), Y7)
+	ADDTO((R15), Y8)
+	ADDTO(32(R15), Y9)
+	ADDTO(64(R15), Y10)
+	ADDTO(96(R15), Y11)
+s32next:
+	LEAQ (R15)(DX*1), DI
+	LEAQ (SI)(R8*2), SI
+	ADDQ R8, SI
+	DECQ BX
+	JNZ s32block
+s32done:
+	VZEROUPPER
+	RET

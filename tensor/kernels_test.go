@@ -149,7 +149,9 @@ var rowIdentity = func() (id [gemmRowsMaxK]int32) {
 // the per-row path (axpyRowAVX) for widths around the blocks, odd and even
 // inner dimensions and row counts, row sub-ranges and accumulation, with b
 // as it is and (on AVX-512) in column panels, with and without chunks of
-// the inner dimension.
+// the inner dimension. The AVX2 path runs most rows in blocks of three or
+// four (gemmRows32x3, gemmRows16Tailx3, gemmRows8x4; gemmRows32x3S in
+// chunks).
 func TestGemmRowsBlocks(t *testing.T) {
 	if !haveAVX2FMA {
 		t.Skip("no AVX2+FMA on this machine")
@@ -184,6 +186,17 @@ func checkGemmRowsBlocksM(t *testing.T, rng *rand.Rand, m int) {
 				// three or four rows and every remainder.
 				gemmRows(&kr, 0, 2)
 				gemmRows(&kr, 2, m)
+				if !gemmAVX512 { // the inner dimension in chunks: the same bits
+					kc := kernel[float32]{kind: kGemmRows, dst: NewDense[float32](m, n), a: a, b: b, acc: acc, w: randDense[float32](rng, m, n).Data}
+					copy(kc.dst.Data, want.Data)
+					gemmRows(&kc, 0, 4)
+					gemmRows(&kc, 4, m)
+					for i, v := range kc.dst.Data {
+						if math.Float32bits(v) != math.Float32bits(got.Data[i]) {
+							t.Fatalf("AVX2 chunked, m=%d n=%d k=%d acc=%v: element %d = %v, unchunked gives %v", m, n, k, acc, i, v, got.Data[i])
+						}
+					}
+				}
 				if gemmAVX512 { // b in column panels, the inner dimension in chunks: the same bits
 					for _, chunked := range []bool{false, true} {
 						kp := kernel[float32]{kind: kGemmRows, dst: NewDense[float32](m, n), a: a, b: packed, acc: acc, packed: true}
