@@ -2,7 +2,7 @@ package capsule
 
 import "github.com/prcaps/prcaps/autodiff"
 
-// cosBackArgs are the operands of cosBackAVX512, linkCos's backward loop
+// cosBackArgs are the operands of cosBackAVX512 and cosBackAVX2, linkCos's backward loop
 // over segments: a child's links in child order (backwardChildren) or a
 // parent's (backwardParents). Segment s has the positions
 // ptr[s] … ptr[s+1]−1; position q is link link[q] (or link q itself when
@@ -25,11 +25,22 @@ type cosBackArgs struct {
 	tail             uint64 // mask of the last d mod 8 lanes of a row (0: none)
 }
 
-// cosBackVec reports whether linkCos's backward loops run on AVX-512
-// (float32, rows of at most 64 values).
+// cosBackVec reports whether linkCos's backward loops run on AVX2 or
+// AVX-512 (float32, rows of at most 64 values).
 func cosBackVec[T autodiff.Float](d int) bool {
-	return isFloat32[T]() && haveAVX512 && !cosVecOff && d <= 64
+	return isFloat32[T]() && haveAVX2 && !cosVecOff && d <= 64
 }
 
-// cosVecOff makes linkCos's backward loops take the Go code (tests).
-var cosVecOff = false
+// cosBack runs linkCos's backward loop on the segments of a:
+// cosBackAVX512 on AVX-512, cosBackAVX2 on AVX2, with the same results.
+func cosBack(a *cosBackArgs) {
+	if haveAVX512 && !cosAVX2Only {
+		cosBackAVX512(a)
+		return
+	}
+	cosBackAVX2(a)
+}
+
+// cosVecOff makes linkCos's backward loops take the Go code, and
+// cosAVX2Only the AVX2 kernel on AVX-512 (tests).
+var cosVecOff, cosAVX2Only = false, false

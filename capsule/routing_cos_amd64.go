@@ -8,3 +8,8 @@ package capsule
 //
 //go:noescape
 func cosBackAVX512(a *cosBackArgs)
+
+// cosBackAVX2 is cosBackAVX512 on AVX2, with the same results.
+//
+//go:noescape
+func cosBackAVX2(a *cosBackArgs)

@@ -26,21 +26,35 @@ func TestCosBackArgsLayout(t *testing.T) {
 	}
 }
 
-// linkCos's backward loops on AVX-512 give the Go loops' bits: ∂a and ∂z
-// (after the aggregations that read the per-link weights) for rows of 5 to
-// 64 values, on links with children and parents of 0 to 20 links (segments
-// of several 8-lane chunks), zero rows (κ̂ = 0), and a gradient with zeros.
+// linkCos's backward loops on AVX-512 and on AVX2 give the Go loops' bits:
+// ∂a and ∂z (after the aggregations that read the per-link weights) for
+// rows of 5 to 64 values, on links with children and parents of 0 to 20
+// links (segments of several 8- or 4-lane chunks), zero rows (κ̂ = 0), and
+// a gradient with zeros.
 func TestLinkCosBackwardAVX512(t *testing.T) {
 	if !haveAVX512 {
 		t.Skip("no AVX-512")
 	}
+	checkLinkCosBackward(t, "AVX-512")
+}
+
+func TestLinkCosBackwardAVX2(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2")
+	}
+	defer func(v bool) { cosAVX2Only = v }(cosAVX2Only)
+	cosAVX2Only = true
+	checkLinkCosBackward(t, "AVX2")
+}
+
+func checkLinkCosBackward(t *testing.T, set string) {
 	for _, d := range []int{5, 8, 9, 16, 18, 33, 64} {
 		t.Run(fmt.Sprintf("d=%d", d), func(t *testing.T) {
 			got := linkCosBackRun(d, false)
 			want := linkCosBackRun(d, true)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("value %d of %d: %v on AVX-512, %v in Go", i, len(want), got[i], want[i])
+					t.Fatalf("value %d of %d: %v on %s, %v in Go", i, len(want), got[i], set, want[i])
 				}
 			}
 		})
@@ -94,4 +108,55 @@ func linkCosBackRun(d int, goOnly bool) []float32 {
 	res := append([]float32(nil), out.Value.Data...)
 	res = append(res, a.Grad.Data...)
 	return append(res, z.Grad.Data...)
+}
+
+// BenchmarkLinkCos is linkCos forward and backward on 20,000 random links
+// between 4,000 children and 2,000 parents, rows of d = 18 values (the
+// routing's capsule width), with the Go loops, the AVX2 kernel and, where
+// the machine has it, the AVX-512 one.
+func BenchmarkLinkCos(b *testing.B) {
+	defer func(off, only bool) { cosVecOff, cosAVX2Only = off, only }(cosVecOff, cosAVX2Only)
+	rng := rand.New(rand.NewPCG(9, 9))
+	const C, P, E, d = 4000, 2000, 20000, 18
+	l := &Links{Parents: P, Children: C, Ptr: []int32{0}}
+	for j := 0; j < P; j++ {
+		seen := map[int32]bool{}
+		for len(seen) < E/P {
+			seen[int32(rng.IntN(C))] = true
+		}
+		for i := int32(0); i < C; i++ {
+			if seen[i] {
+				l.Child = append(l.Child, i)
+			}
+		}
+		l.Ptr = append(l.Ptr, int32(len(l.Child)))
+	}
+	ix, err := newLinkIndex(l)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, z := randVar[float32](rng, "a", C, d, 1), randVar[float32](rng, "z", P, d, 1)
+	seed := tensor.NewDense[float32](E, 1)
+	for i := range seed.Data {
+		seed.Data[i] = float32(rng.NormFloat64())
+	}
+	for _, k := range []struct {
+		name      string
+		off, avx2 bool
+	}{{"go", true, false}, {"avx2", false, true}, {"avx512", false, false}} {
+		if (!k.off && !haveAVX2) || (k.name == "avx512" && !haveAVX512) {
+			continue
+		}
+		cosVecOff, cosAVX2Only = k.off, k.avx2
+		b.Run(k.name, func(b *testing.B) {
+			var tp autodiff.Tape[float32]
+			for b.Loop() {
+				tp.Reset()
+				out := linkCos(&tp, ix, a, z)
+				if err := tp.BackwardSeeded(out, seed); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

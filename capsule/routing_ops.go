@@ -169,21 +169,21 @@ func (p *linkCosOp[T]) Backward(out *autodiff.Var[T]) {
 	p.wp, p.wc = nil, nil
 }
 
-// backwardParentsVec is backwardParents on AVX-512 (float32 only).
+// backwardParentsVec is backwardParents on AVX2 or AVX-512 (float32 only).
 func (p *linkCosOp[T]) backwardParentsVec(lo, hi int) {
 	l := p.ix.links
 	a := cosArgs(p, l.Ptr, nil, l.Child, p.nz, p.na, p.wp, p.z, lo, hi)
-	cosBackAVX512(&a)
+	cosBack(&a)
 }
 
-// backwardChildrenVec is backwardChildren on AVX-512 (float32 only).
+// backwardChildrenVec is backwardChildren on AVX2 or AVX-512 (float32 only).
 func (p *linkCosOp[T]) backwardChildrenVec(lo, hi int) {
 	ix := p.ix
 	a := cosArgs(p, ix.childPtr, ix.childLink, ix.childParent, p.na, p.nz, p.wc, p.a, lo, hi)
-	cosBackAVX512(&a)
+	cosBack(&a)
 }
 
-// cosArgs fills cosBackAVX512's operands for segments [lo, hi) of ptr,
+// cosArgs fills cosBack's operands for segments [lo, hi) of ptr,
 // whose own rows are those of v (the op has links: E > 0).
 func cosArgs[T autodiff.Float](p *linkCosOp[T], ptr, link, other []int32, own, partner []float64, w []T, v *autodiff.Var[T], lo, hi int) cosBackArgs {
 	d := v.Value.Cols

@@ -33,7 +33,7 @@ type predictOp[T autodiff.Float] struct {
 	f32              bool
 	gemm             predictGemm[T]
 	fwdWrap, bwdWrap func(lo, hi int)
-	vec              wrapVec // the wrap's vector kernels (float32 on AVX-512)
+	vec              wrapVec // the wrap's vector kernels (float32 on AVX2 or AVX-512)
 }
 
 // predict records the K perspective predictions of every child (Eq.

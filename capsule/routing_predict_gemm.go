@@ -108,12 +108,12 @@ type wrapVec struct {
 const wrapScreen = 1e-4
 
 // prepareWrapVec decides whether the wrap runs the vector kernels (float32
-// on AVX-512, t and s at most 16, at most 64 blocks a child, output rows
+// on AVX2 or AVX-512, t and s at most 16, at most 64 blocks a child, output rows
 // that int32 offsets reach) and sets their operands.
 func (p *predictOp[T]) prepareWrapVec() {
 	v := &p.vec
 	Q, K, n, d := len(p.wsph), len(p.beta), p.a.Value.Rows, p.s+p.t
-	v.on = haveAVX512 && !wrapVecOff && p.f32 && p.t <= 16 && p.s <= 16 && Q <= 64 && int64(Q)*int64(n) <= math.MaxInt32
+	v.on = haveAVX2 && !wrapVecOff && p.f32 && p.t <= 16 && p.s <= 16 && Q <= 64 && int64(Q)*int64(n) <= math.MaxInt32
 	if !v.on {
 		return
 	}
@@ -129,6 +129,9 @@ func (p *predictOp[T]) prepareWrapVec() {
 
 // wrapVecOff makes the wrap take the Go code alone (tests).
 var wrapVecOff = false
+
+// wrapAVX2Only makes the wrap take its AVX2 kernels on AVX-512 (tests).
+var wrapAVX2Only = false
 
 // wrapLimit is (πr·(1−10⁻⁹))²: a row whose float64 sum of squares is below
 // it has θ < π in wrapFactor whatever the roundings (√ and the division,

@@ -15,13 +15,16 @@ import (
 // Cora-sized node layer (G = 1) and a graph layer's per-class predictions
 // for two classes (G = 2). wrap is the share of the children whose time
 // blocks exceed πr_k under some perspective (norms spread up to 8), as
-// early in training, or none.
+// early in training, or none. goWrap runs the wrap in Go only, without
+// its vector kernels.
 func BenchmarkPredict32(b *testing.B) {
+	defer func(v bool) { wrapVecOff = v }(wrapVecOff)
 	for _, c := range []struct {
-		n, groups int
-		wrap      bool
-	}{{2708, 1, false}, {2708, 1, true}, {4096, 2, false}} {
-		b.Run(fmt.Sprintf("n=%d/groups=%d/wrap=%v", c.n, c.groups, c.wrap), func(b *testing.B) {
+		n, groups    int
+		wrap, goWrap bool
+	}{{2708, 1, false, false}, {2708, 1, false, true}, {2708, 1, true, false}, {2708, 1, true, true}, {4096, 2, false, false}} {
+		wrapVecOff = c.goWrap
+		b.Run(fmt.Sprintf("n=%d/groups=%d/wrap=%v/go=%v", c.n, c.groups, c.wrap, c.goWrap), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(7, 7))
 			s, tt, K := 9, 9, 4
 			a := randVar[float32](rng, "a", c.n, s+tt, 1)
@@ -70,15 +73,27 @@ func BenchmarkPredict32(b *testing.B) {
 	}
 }
 
-// The wrap's vector kernels give the Go code's bits: outputs and every
+// The wrap's vector kernels, AVX2 and (where the machine has it)
+// AVX-512, give the Go code's bits: outputs and every
 // gradient of predict in float32, with and without them, for shapes with
 // and without a space part, one and several weight groups (up to 12
 // blocks a child), children whose norms straddle the wrap limit of each
 // perspective (some exactly at it), and a NaN child.
 func TestPredictWrapVec(t *testing.T) {
-	if !haveAVX512 {
-		t.Skip("no AVX-512: the wrap runs in Go only")
+	if !haveAVX2 {
+		t.Skip("no AVX2: the wrap runs in Go only")
 	}
+	defer func(v bool) { wrapAVX2Only = v }(wrapAVX2Only)
+	for _, avx2 := range []bool{true, false} {
+		if !avx2 && !haveAVX512 {
+			continue
+		}
+		wrapAVX2Only = avx2
+		t.Run(fmt.Sprintf("avx2=%v", avx2), checkPredictWrapVec)
+	}
+}
+
+func checkPredictWrapVec(t *testing.T) {
 	for _, c := range []struct{ s, tt, K, G, n int }{
 		{9, 9, 4, 1, 300}, {9, 9, 4, 2, 300}, {3, 4, 2, 3, 200}, {16, 16, 4, 2, 100}, {0, 5, 1, 1, 100}, {9, 9, 4, 3, 50},
 	} {

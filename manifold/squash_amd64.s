@@ -279,3 +279,276 @@ sbdone:
 	MOVQ R12, left+48(FP)
 	VZEROUPPER
 	RET
+
+// The same on AVX2: four rows a vector of float64 lanes for the row sums,
+// one row at a time for the values, four values a vector (the last c mod
+// 4 masked). Each lane does the Go loops' float64 operations in their
+// order, so the same bits (TestSquashAVX2).
+
+// sqMask<>+4·(4−n) holds four int32 lanes whose first n are set.
+DATA sqMask<>+0(SB)/4, $-1
+DATA sqMask<>+4(SB)/4, $-1
+DATA sqMask<>+8(SB)/4, $-1
+DATA sqMask<>+12(SB)/4, $-1
+DATA sqMask<>+16(SB)/4, $0
+DATA sqMask<>+20(SB)/4, $0
+DATA sqMask<>+24(SB)/4, $0
+DATA sqMask<>+28(SB)/4, $0
+GLOBL sqMask<>(SB), RODATA|NOPTR, $32
+
+// SQ_MASK4 loads into x the mask of the first n (a register, 0-4) of four
+// int32 lanes; AX is scratch.
+#define SQ_MASK4(n, x) \
+	LEAQ sqMask<>+16(SB), AX; \
+	SHLQ $2, n; \
+	SUBQ n, AX; \
+	SHRQ $2, n; \
+	VMOVDQU (AX), x
+
+// SQ_GROUP4 sets R13 to the rows of the group starting at row R9 (at most
+// 4 of the R8 rows) and X14 to as many int32 lanes; AX is scratch.
+#define SQ_GROUP4(label) \
+	MOVQ R8, R13; \
+	SUBQ R9, R13; \
+	CMPQ R13, $4; \
+	JLE label; \
+	MOVQ $4, R13; \
+label: \
+	SQ_MASK4(R13, X14)
+
+// SQ_GOOD4 sets R14 to the group's rows whose s² (Y0) normT takes as it
+// is (0, or in (1e-280, +Inf)), and adds the group's other rows to R12 as
+// bits from R9 on; CX (c) is kept, AX, DX and Y2-Y4 are scratch.
+#define SQ_GOOD4 \
+	VBROADCASTSD sqConst<>+8(SB), Y2; \
+	VCMPPD $0x1e, Y2, Y0, Y3; \
+	VBROADCASTSD sqConst<>+16(SB), Y2; \
+	VCMPPD $0x11, Y2, Y0, Y4; \
+	VANDPD Y4, Y3, Y3; \
+	VXORPD Y2, Y2, Y2; \
+	VCMPPD $0x00, Y2, Y0, Y4; \
+	VORPD Y4, Y3, Y3; \
+	VMOVMSKPD Y3, R14; \
+	MOVQ $1, AX; \
+	MOVQ CX, DX; \
+	MOVQ R13, CX; \
+	SHLQ CX, AX; \
+	DECQ AX; \
+	ANDQ AX, R14; \
+	XORQ R14, AX; \
+	MOVQ R9, CX; \
+	SHLQ CX, AX; \
+	ORQ AX, R12; \
+	MOVQ DX, CX
+
+// func squashFwdAVX2(x, y *float32, c, rows int, offs *int32) (left uint64)
+//
+// squashFwdAVX512 on AVX2; offs holds {0, c, 2c, 3c, …}.
+TEXT ·squashFwdAVX2(SB), $32-48
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ c+16(FP), CX
+	MOVQ rows+24(FP), R8
+	MOVQ offs+32(FP), AX
+	VMOVDQU (AX), X15 // the lanes' row offsets
+	MOVQ CX, R15
+	ANDQ $3, R15
+	SQ_MASK4(R15, X13) // a row's last c mod 4 values
+	XORQ R9, R9 // the first row of the group
+	XORQ R12, R12 // the rows left to the Go code
+yfgroup:
+	CMPQ R9, R8
+	JGE yfdone
+	SQ_GROUP4(yfm)
+	// s² of each lane's row, coordinate by coordinate.
+	MOVQ R9, AX
+	IMULQ CX, AX
+	LEAQ (SI)(AX*4), R10 // the group's first row
+	VXORPD Y0, Y0, Y0 // s²
+	XORQ R11, R11
+yfsum:
+	VMOVDQA X14, X2
+	VXORPS X1, X1, X1
+	VGATHERDPS X2, (R10)(X15*4), X1
+	VCVTPS2PD X1, Y1
+	VMULPD Y1, Y1, Y1
+	VADDPD Y1, Y0, Y0
+	ADDQ $4, R10
+	INCQ R11
+	CMPQ R11, CX
+	JLT yfsum
+	SQ_GOOD4
+	// h = squashScale(√s²) = 1/(s + 1/s), 0 at s = 0
+	VSQRTPD Y0, Y0
+	VBROADCASTSD sqConst<>+0(SB), Y3 // 1
+	VDIVPD Y0, Y3, Y4 // 1/s
+	VADDPD Y4, Y0, Y4 // s + 1/s
+	VDIVPD Y4, Y3, Y4 // 1/(s + 1/s)
+	VXORPD Y2, Y2, Y2
+	VCMPPD $0x00, Y2, Y0, Y5 // s = 0
+	VBLENDVPD Y5, Y2, Y4, Y4
+	VMOVUPD Y4, (SP) // h per lane
+	// The rows' values: y = float32(h·x), four values a vector.
+	XORQ R11, R11 // the lane
+yfrow:
+	BTQ R11, R14
+	JNC yfnextrow
+	LEAQ (SP), AX
+	VBROADCASTSD (AX)(R11*8), Y5
+	MOVQ R9, AX
+	ADDQ R11, AX
+	IMULQ CX, AX
+	LEAQ (SI)(AX*4), R10
+	LEAQ (DI)(AX*4), BX
+	MOVQ CX, DX
+	SHRQ $2, DX
+	JZ yftail
+yfval:
+	VCVTPS2PD (R10), Y6
+	VMULPD Y6, Y5, Y6
+	VCVTPD2PSY Y6, X6
+	VMOVUPS X6, (BX)
+	ADDQ $16, R10
+	ADDQ $16, BX
+	DECQ DX
+	JNZ yfval
+yftail:
+	TESTQ R15, R15
+	JZ yfnextrow
+	VMASKMOVPS (R10), X13, X6
+	VCVTPS2PD X6, Y6
+	VMULPD Y6, Y5, Y6
+	VCVTPD2PSY Y6, X6
+	VMASKMOVPS X6, X13, (BX)
+yfnextrow:
+	INCQ R11
+	CMPQ R11, R13
+	JLT yfrow
+	ADDQ $4, R9
+	JMP yfgroup
+yfdone:
+	MOVQ R12, left+40(FP)
+	VZEROUPPER
+	RET
+
+// func squashBackAVX2(x, gr, gx *float32, c, rows int, offs *int32) (left uint64)
+//
+// squashBackAVX512 on AVX2.
+TEXT ·squashBackAVX2(SB), $64-56
+	MOVQ x+0(FP), SI
+	MOVQ gr+8(FP), DI
+	MOVQ c+24(FP), CX
+	MOVQ rows+32(FP), R8
+	MOVQ offs+40(FP), AX
+	VMOVDQU (AX), X15
+	MOVQ CX, R15
+	ANDQ $3, R15
+	SQ_MASK4(R15, X13)
+	XORQ R9, R9
+	XORQ R12, R12
+ybgroup:
+	CMPQ R9, R8
+	JGE ybdone
+	SQ_GROUP4(ybm)
+	MOVQ R9, AX
+	IMULQ CX, AX
+	LEAQ (SI)(AX*4), R10 // x, the group's first row
+	LEAQ (DI)(AX*4), BX // g
+	VXORPD Y0, Y0, Y0 // s²
+	VXORPD Y7, Y7, Y7 // g·x
+	XORQ R11, R11
+ybsum:
+	VMOVDQA X14, X2
+	VXORPS X1, X1, X1
+	VGATHERDPS X2, (R10)(X15*4), X1
+	VMOVDQA X14, X2
+	VXORPS X8, X8, X8
+	VGATHERDPS X2, (BX)(X15*4), X8
+	VCVTPS2PD X1, Y1
+	VCVTPS2PD X8, Y8
+	VMULPD Y8, Y1, Y8 // x·g
+	VMULPD Y1, Y1, Y1
+	VADDPD Y1, Y0, Y0
+	VADDPD Y8, Y7, Y7
+	ADDQ $4, R10
+	ADDQ $4, BX
+	INCQ R11
+	CMPQ R11, CX
+	JLT ybsum
+	SQ_GOOD4
+	VSQRTPD Y0, Y0 // s
+	VBROADCASTSD sqConst<>+0(SB), Y3 // 1
+	VDIVPD Y0, Y3, Y4 // 1/s
+	VADDPD Y4, Y0, Y5 // s + 1/s
+	VDIVPD Y5, Y3, Y6 // h = 1/(s + 1/s)
+	VXORPD Y2, Y2, Y2
+	VCMPPD $0x00, Y2, Y0, Y8
+	VBLENDVPD Y8, Y2, Y6, Y6 // h = 0 at s = 0
+	VMOVUPD Y6, (SP)
+	// b = ((1/s − s)/(s + 1/s)/(1 + s·s))·(g·x)/s for s > 1e-150, else 0
+	VSUBPD Y0, Y4, Y9 // 1/s − s
+	VDIVPD Y5, Y9, Y9
+	VMULPD Y0, Y0, Y10
+	VADDPD Y10, Y3, Y10 // 1 + s·s
+	VDIVPD Y10, Y9, Y9 // h'(s)
+	VMULPD Y7, Y9, Y9 // h'·(g·x)
+	VDIVPD Y0, Y9, Y9 // /s
+	VBROADCASTSD sqConst<>+24(SB), Y2
+	VCMPPD $0x1e, Y2, Y0, Y8 // s > 1e-150
+	VANDPD Y8, Y9, Y9
+	VMOVUPD Y9, 32(SP) // b per lane
+	XORQ R11, R11
+ybrow:
+	BTQ R11, R14
+	JNC ybnextrow
+	LEAQ (SP), AX
+	VBROADCASTSD (AX)(R11*8), Y5 // h
+	VBROADCASTSD 32(AX)(R11*8), Y12 // b
+	MOVQ R9, AX
+	ADDQ R11, AX
+	IMULQ CX, AX
+	LEAQ (SI)(AX*4), R10 // x
+	LEAQ (DI)(AX*4), BX // g
+	MOVQ gx+16(FP), DX
+	LEAQ (DX)(AX*4), DX // gx
+	MOVQ CX, AX
+	SHRQ $2, AX
+	JZ ybtail
+ybval:
+	VCVTPS2PD (BX), Y6
+	VMULPD Y6, Y5, Y6 // h·g
+	VCVTPS2PD (R10), Y11
+	VMULPD Y11, Y12, Y11 // b·x
+	VADDPD Y11, Y6, Y6
+	VCVTPD2PSY Y6, X6
+	VADDPS (DX), X6, X6
+	VMOVUPS X6, (DX)
+	ADDQ $16, R10
+	ADDQ $16, BX
+	ADDQ $16, DX
+	DECQ AX
+	JNZ ybval
+ybtail:
+	TESTQ R15, R15
+	JZ ybnextrow
+	VMASKMOVPS (BX), X13, X6
+	VCVTPS2PD X6, Y6
+	VMULPD Y6, Y5, Y6
+	VMASKMOVPS (R10), X13, X11
+	VCVTPS2PD X11, Y11
+	VMULPD Y11, Y12, Y11
+	VADDPD Y11, Y6, Y6
+	VCVTPD2PSY Y6, X6
+	VMASKMOVPS (DX), X13, X11
+	VADDPS X11, X6, X6
+	VMASKMOVPS X6, X13, (DX)
+ybnextrow:
+	INCQ R11
+	CMPQ R11, R13
+	JLT ybrow
+	ADDQ $4, R9
+	JMP ybgroup
+ybdone:
+	MOVQ R12, left+48(FP)
+	VZEROUPPER
+	RET

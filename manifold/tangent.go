@@ -15,15 +15,15 @@ type activationOp[T Float] struct {
 	xi, out  *autodiff.Var[T]
 	kind     Activation
 	fwd, bwd func(lo, hi int)
-	offs     [8]int32 // squash on AVX-512: the lanes' row offsets {0, c, …, 7c}
+	offs     [8]int32 // squash's kernels: the lanes' row offsets {0, c, …, 7c}
 }
 
-// squashVec reports whether squash's rows run the AVX-512 kernels
+// squashVec reports whether squash's rows run the AVX2 or AVX-512 kernels
 // (float32).
 func (p *activationOp[T]) squashVec() bool {
 	var z T
 	_, ok := any(z).(float32)
-	return ok && haveSquashAVX512 && !squashVecOff
+	return ok && haveSquashVec && !squashVecOff
 }
 
 // setOffs sets the kernels' lane offsets for rows of c values, before the
@@ -35,8 +35,9 @@ func (p *activationOp[T]) setOffs() {
 	}
 }
 
-// squashVecOff makes squash take the Go loops alone (tests).
-var squashVecOff = false
+// squashVecOff makes squash take the Go loops alone, and squashAVX2Only
+// its AVX2 kernels on AVX-512 (tests).
+var squashVecOff, squashAVX2Only = false, false
 
 // TangentActivation records σ(ξ) on every row of xi (n×c tangent
 // coordinates), σ = kind (DESIGN §5 step 4; paper Eq. activation_projection):
@@ -66,7 +67,7 @@ func (p *activationOp[T]) forwardRows(lo, hi int) {
 		if c > 0 && p.squashVec() {
 			x32, y32 := any(x).([]float32), any(y).([]float32)
 			for i0 := 0; i0 < hi-lo; i0 += 64 {
-				left := squashFwdAVX512(&x32[i0*c], &y32[i0*c], c, min(64, hi-lo-i0), &p.offs[0])
+				left := squashFwdVec(&x32[i0*c], &y32[i0*c], c, min(64, hi-lo-i0), &p.offs[0])
 				for left != 0 {
 					i := i0 + bits.TrailingZeros64(left)
 					squashRow(x[i*c:(i+1)*c], y[i*c:(i+1)*c])
@@ -108,7 +109,7 @@ func (p *activationOp[T]) backwardRows(lo, hi int) {
 		if c > 0 && p.squashVec() {
 			x32, g32, gx32 := any(x).([]float32), any(g).([]float32), any(gx).([]float32)
 			for i0 := 0; i0 < hi-lo; i0 += 64 {
-				left := squashBackAVX512(&x32[i0*c], &g32[i0*c], &gx32[i0*c], c, min(64, hi-lo-i0), &p.offs[0])
+				left := squashBackVec(&x32[i0*c], &g32[i0*c], &gx32[i0*c], c, min(64, hi-lo-i0), &p.offs[0])
 				for left != 0 {
 					i := i0 + bits.TrailingZeros64(left)
 					squashBackRow(x[i*c:(i+1)*c], g[i*c:(i+1)*c], gx[i*c:(i+1)*c])

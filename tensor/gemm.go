@@ -185,7 +185,7 @@ func gemmByRows[T Float](dst, a, b *Dense[T], transB bool, beta T) {
 		packPanels(p32, b32, b.Rows, b.Cols)
 		b, k.packed = bp, true
 	}
-	if _, ok := any(b.Data).([]float32); ok && gemmAVX512 && a.Cols > gemmChunkK && dst.Cols >= gemmPanel && dst.Rows >= 2 {
+	if _, ok := any(b.Data).([]float32); ok && a.Cols > gemmChunkK && (gemmAVX512 && dst.Cols >= gemmPanel && dst.Rows >= 2 || !gemmAVX512 && dst.Cols >= 32 && dst.Rows >= 3) {
 		st := getScratch[T](dst.Rows, dst.Cols)
 		defer putScratch(st)
 		k.w = st.Data
@@ -236,11 +236,11 @@ func transposeInto[T Float](dst, m *Dense[T]) {
 // gemmRows computes rows [lo, hi) of dst (+)= a·b (float32 only, see
 // gemmRowsFit): row i aggregates b's rows weighted by row i of a. Gemm has
 // already returned for an empty inner dimension, so every row has terms.
-// Products 17-23 columns wide, and the 32- and 8-column blocks and the
-// masked tail of other widths, run all rows in one call each
-// (gemmRows16Tail, gemmRows32, gemmRows8), with the arithmetic of the row
-// kernels that axpyRowAVX calls per row, so the bits do not depend on the
-// path (TestGemmRowsBlocks). With AVX-512, gemmRowsZ runs them instead.
+// On AVX2, gemmRowsAVX2 runs products 17-23 columns wide, and the 32- and
+// 8-column blocks and the masked tail of other widths, over all rows, with
+// the arithmetic of the row kernels that axpyRowAVX calls per row, so the
+// bits do not depend on the path (TestGemmRowsBlocks). With AVX-512,
+// gemmRowsZ runs them instead.
 func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	d, _ := any(k.dst.Data).([]float32)
 	a, _ := any(k.a.Data).([]float32)
@@ -249,26 +249,12 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	if hi <= lo {
 		return
 	}
+	st, _ := any(k.w).([]float32)
 	if gemmAVX512 {
-		st, _ := any(k.w).([]float32)
 		gemmRowsZ(d, a, b, st, n, kk, lo, hi, k.acc, k.packed)
 		return
 	}
-	if n > 16 && n < 24 { // axpyRowAVX's one-pass width, for all rows at once
-		gemmRows16Tail(&d[lo*n], n, &a[lo*kk], kk, &b[0], n, kk, hi-lo, k.acc, &tailMasks[8-(n-16)])
-		return
-	}
-	j := 0
-	for ; j+32 <= n; j += 32 {
-		gemmRows32(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, k.acc)
-	}
-	for ; j < n; j += 8 {
-		mask := &tailMasks[0]
-		if n-j < 8 {
-			mask = &tailMasks[8-(n-j)]
-		}
-		gemmRows8(&d[lo*n+j], n, &a[lo*kk], kk, &b[j], n, kk, hi-lo, k.acc, mask)
-	}
+	gemmRowsAVX2(d, a, b, st, n, kk, lo, hi, k.acc)
 }
 
 // gemmAVX512 selects gemmRowsZ in gemmRows; tests turn it off to check
@@ -397,8 +383,8 @@ func gemmTZ[T Float](k *kernel[T], lo, hi int) {
 // gemmChunkKT is gemmTZ's inner-dimension chunk (even).
 const gemmChunkKT = 64
 
-// gemmChunkK is the inner-dimension chunk of gemmRowsZ4x2S (even, so that
-// every term keeps its chain): 128 rows of a 64-column panel are 32 KiB,
+// gemmChunkK is the inner-dimension chunk of gemmRowsZ4x2S and
+// gemmRows32x3S (even, so that every term keeps its chain): 128 rows of a 64-column panel are 32 KiB,
 // which stays in L1 while all row pairs of a worker pass over it.
 const gemmChunkK = 128
 

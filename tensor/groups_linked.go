@@ -26,7 +26,8 @@ func (gr *Groups) SetLinks(link []int32) error {
 // bit. The routing's child-side sums keep their per-link weights (E×K, in
 // link order) and read them through the child grouping, without writing a
 // reordered copy first; for float32 rows of 17-23 columns in groups of
-// four, on AVX-512, each source row is read once for all four rows.
+// four, on AVX2 and AVX-512, each source row is read once for all four
+// rows.
 func AggregateGroupedLinked[T Float](dst *Dense[T], gr *Groups, w []T, h *Dense[T], accumulate bool) {
 	g := gr.g
 	rows := max(len(gr.ptr)-1, 0) * g
@@ -64,12 +65,17 @@ func AggregateGroupedLinked[T Float](dst *Dense[T], gr *Groups, w []T, h *Dense[
 	putScratch(tmp)
 }
 
+// linkedAVX2Only makes axpyRows16Tail4Links take its AVX2 kernel on
+// AVX-512 (tests).
+var linkedAVX2Only = false
+
 // linkedGroupsKernel reports whether AggregateGroupedLinked runs
-// axpyRows16Tail4Links for groups of g rows of c columns of T.
+// axpyRows16Tail4Links (AVX2 or AVX-512) for groups of g rows of c columns
+// of T.
 func linkedGroupsKernel[T Float](g, c int) bool {
 	var z T
 	_, f32 := any(z).(float32)
-	return f32 && haveAVX512 && g == 4 && c > 16 && c < 24
+	return f32 && haveAVX2FMA && g == 4 && c > 16 && c < 24
 }
 
 // aggregateGroupsLinked runs groups [lo, hi) of AggregateGroupedLinked's

@@ -31,7 +31,7 @@
 	VFMADD231PS z, w3, a3; \
 	VFMADD231PS y, w3, t3
 
-// func axpyRows16Tail4Links(dst *float32, h *float32, stride int, idx *int32, link *int32, w *float32, n int, acc bool, mask int)
+// func axpyRows16Tail4LinksZ(dst *float32, h *float32, stride int, idx *int32, link *int32, w *float32, n int, acc bool, mask int)
 //
 // Four output rows of 17-23 columns (dst, dst+stride, … floats apart)
 // that sum the same n source rows of h (idx, rows of stride floats), row
@@ -42,7 +42,7 @@
 // weights laid out by row, bit for bit. mask has a bit for each column
 // from the 17th on. Z0-Z7 hold the even chain (columns 0-15 of rows 0-3,
 // then their tails), Z8-Z15 the odd one.
-TEXT ·axpyRows16Tail4Links(SB), NOSPLIT, $0-72
+TEXT ·axpyRows16Tail4LinksZ(SB), NOSPLIT, $0-72
 	MOVQ dst+0(FP), DI
 	MOVQ h+8(FP), SI
 	MOVQ stride+16(FP), DX
@@ -117,5 +117,135 @@ l4sum:
 	VMOVUPS Z6, K1, 64(R13)
 	VMOVUPS Z3, (R13)(DX*1)
 	VMOVUPS Z7, K1, 64(R13)(DX*1)
+	VZEROUPPER
+	RET
+
+// The same sum on AVX2, where registers hold one chain of the four rows
+// (Y0-Y2 row 0: columns 0-7, 8-15 and the tail masked by Y15; Y3-Y5 row
+// 1; …): chain A over the even terms, stored into dst, then chain B over
+// the odd terms, added to it. Y12 holds a term's tail, Y13 a weight.
+
+// L4Y_TERM adds term off/4 (from the current R8 and R9) to Y0-Y11.
+#define L4Y_TERM(off) \
+	MOVLQSX off(R8), R10; \
+	IMULQ DX, R10; \
+	VMASKMOVPS 64(SI)(R10*1), Y15, Y12; \
+	MOVLQSX off(R9), R11; \
+	SHLQ $4, R11; \
+	VBROADCASTSS (R12)(R11*1), Y13; \
+	VFMADD231PS (SI)(R10*1), Y13, Y0; \
+	VFMADD231PS 32(SI)(R10*1), Y13, Y1; \
+	VFMADD231PS Y12, Y13, Y2; \
+	VBROADCASTSS 4(R12)(R11*1), Y13; \
+	VFMADD231PS (SI)(R10*1), Y13, Y3; \
+	VFMADD231PS 32(SI)(R10*1), Y13, Y4; \
+	VFMADD231PS Y12, Y13, Y5; \
+	VBROADCASTSS 8(R12)(R11*1), Y13; \
+	VFMADD231PS (SI)(R10*1), Y13, Y6; \
+	VFMADD231PS 32(SI)(R10*1), Y13, Y7; \
+	VFMADD231PS Y12, Y13, Y8; \
+	VBROADCASTSS 12(R12)(R11*1), Y13; \
+	VFMADD231PS (SI)(R10*1), Y13, Y9; \
+	VFMADD231PS 32(SI)(R10*1), Y13, Y10; \
+	VFMADD231PS Y12, Y13, Y11
+
+#define L4Y_ZERO \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VXORPS Y7, Y7, Y7; \
+	VXORPS Y8, Y8, Y8; \
+	VXORPS Y9, Y9, Y9; \
+	VXORPS Y10, Y10, Y10; \
+	VXORPS Y11, Y11, Y11
+
+// L4Y_STORE stores the three vectors a0-a2 to the row at base.
+#define L4Y_STORE(base, a0, a1, a2) \
+	VMOVUPS a0, (base); \
+	VMOVUPS a1, 32(base); \
+	VMASKMOVPS a2, Y15, 64(base)
+
+// L4Y_ADD adds chain B's a0-a2 to chain A's sums in the row at base and
+// stores them (A the first operand, as in axpyRows16Tail).
+#define L4Y_ADD(base, a0, a1, a2) \
+	VMOVUPS (base), Y12; \
+	VADDPS a0, Y12, Y12; \
+	VMOVUPS Y12, (base); \
+	VMOVUPS 32(base), Y12; \
+	VADDPS a1, Y12, Y12; \
+	VMOVUPS Y12, 32(base); \
+	VMASKMOVPS 64(base), Y15, Y12; \
+	VADDPS a2, Y12, Y12; \
+	VMASKMOVPS Y12, Y15, 64(base)
+
+// func axpyRows16Tail4LinksY(dst *float32, h *float32, stride int, idx *int32, link *int32, w *float32, n int, acc bool, mask *int32)
+//
+// axpyRows16Tail4LinksZ on AVX2 (mask: the first c−16 of eight int32
+// lanes set, see tailMasks), the same operations lane for lane, so the
+// same bits. R14 and R15 point at output rows 2 and 3.
+TEXT ·axpyRows16Tail4LinksY(SB), NOSPLIT, $0-72
+	MOVQ dst+0(FP), DI
+	MOVQ h+8(FP), SI
+	MOVQ stride+16(FP), DX
+	SHLQ $2, DX
+	MOVQ w+40(FP), R12
+	MOVBLZX acc+56(FP), AX
+	MOVQ mask+64(FP), BX
+	VMOVDQU (BX), Y15
+	LEAQ (DI)(DX*1), R13 // row 1
+	LEAQ (R13)(DX*1), R14 // row 2
+	LEAQ (R14)(DX*1), R15 // row 3
+	L4Y_ZERO
+	TESTQ AX, AX
+	JZ y4even
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMASKMOVPS 64(DI), Y15, Y2
+	VMOVUPS (R13), Y3
+	VMOVUPS 32(R13), Y4
+	VMASKMOVPS 64(R13), Y15, Y5
+	VMOVUPS (R14), Y6
+	VMOVUPS 32(R14), Y7
+	VMASKMOVPS 64(R14), Y15, Y8
+	VMOVUPS (R15), Y9
+	VMOVUPS 32(R15), Y10
+	VMASKMOVPS 64(R15), Y15, Y11
+y4even: // chain A: terms 0, 2, 4, …
+	MOVQ idx+24(FP), R8
+	MOVQ link+32(FP), R9
+	MOVQ n+48(FP), CX
+	INCQ CX
+	SHRQ $1, CX
+y4evenloop:
+	L4Y_TERM(0)
+	ADDQ $8, R8
+	ADDQ $8, R9
+	DECQ CX
+	JNZ y4evenloop
+	L4Y_STORE(DI, Y0, Y1, Y2)
+	L4Y_STORE(R13, Y3, Y4, Y5)
+	L4Y_STORE(R14, Y6, Y7, Y8)
+	L4Y_STORE(R15, Y9, Y10, Y11)
+	L4Y_ZERO
+	MOVQ idx+24(FP), R8 // chain B: terms 1, 3, 5, …
+	MOVQ link+32(FP), R9
+	MOVQ n+48(FP), CX
+	SHRQ $1, CX
+	JZ y4sum
+y4oddloop:
+	L4Y_TERM(4)
+	ADDQ $8, R8
+	ADDQ $8, R9
+	DECQ CX
+	JNZ y4oddloop
+y4sum:
+	L4Y_ADD(DI, Y0, Y1, Y2)
+	L4Y_ADD(R13, Y3, Y4, Y5)
+	L4Y_ADD(R14, Y6, Y7, Y8)
+	L4Y_ADD(R15, Y9, Y10, Y11)
 	VZEROUPPER
 	RET

@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
@@ -40,10 +41,18 @@ func linkedGroups(rng *rand.Rand, groups, sources, maxDeg int) (ptr, src, link [
 
 // AggregateGroupedLinked gives AggregateGrouped's bits on the weights
 // reordered by hand: float32 rows of 17-23 columns in groups of four (the
-// AVX-512 kernel, on one goroutine and on several), and other shapes and
-// float64 (the reordering path), with and without accumulation.
+// AVX2 and AVX-512 kernels, on one goroutine and on several), and other
+// shapes and float64 (the reordering path), with and without accumulation.
 func TestAggregateGroupedLinked(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	defer func(v bool) { linkedAVX2Only = v }(linkedAVX2Only)
+	for _, avx2 := range []bool{false, true} {
+		linkedAVX2Only = avx2
+		t.Run(fmt.Sprintf("avx2only=%v", avx2), checkAggregateGroupedLinked)
+	}
+}
+
+func checkAggregateGroupedLinked(t *testing.T) {
 	for _, tc := range []struct{ g, c, groups int }{
 		{4, 18, 700}, {4, 17, 300}, {4, 23, 300}, {4, 18, 3}, {4, 16, 200}, {4, 24, 200}, {2, 18, 200}, {1, 9, 200},
 	} {
@@ -88,7 +97,7 @@ func checkGroupedLinked[T Float](t *testing.T, g, c, groups int, acc bool) {
 		got := start.Clone()
 		AggregateGroupedLinked(got, &gr, w, h, acc)
 		for i, v := range want.Data {
-			if got.Data[i] != v {
+			if math.Float32bits(float32(got.Data[i])) != math.Float32bits(float32(v)) || got.Data[i] != v {
 				t.Fatalf("GOMAXPROCS %d: element %d (row %d): %v, AggregateGrouped %v", procs, i, i/c, got.Data[i], v)
 			}
 		}

@@ -149,7 +149,9 @@ var rowIdentity = func() (id [gemmRowsMaxK]int32) {
 // the per-row path (axpyRowAVX) for widths around the blocks, odd and even
 // inner dimensions and row counts, row sub-ranges and accumulation, with b
 // as it is and (on AVX-512) in column panels, with and without chunks of
-// the inner dimension.
+// the inner dimension. The AVX2 path runs most rows in blocks of three or
+// four (gemmRows32x3, gemmRows16Tailx3, gemmRows8x4; gemmRows32x3S in
+// chunks).
 func TestGemmRowsBlocks(t *testing.T) {
 	if !haveAVX2FMA {
 		t.Skip("no AVX2+FMA on this machine")
@@ -164,7 +166,13 @@ func TestGemmRowsBlocks(t *testing.T) {
 func checkGemmRowsBlocks(t *testing.T) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(15, 16))
-	const m = 7
+	for _, m := range []int{7, 13} {
+		checkGemmRowsBlocksM(t, rng, m)
+	}
+}
+
+func checkGemmRowsBlocksM(t *testing.T, rng *rand.Rand, m int) {
+	t.Helper()
 	for _, n := range []int{1, 5, 8, 9, 12, 16, 17, 18, 23, 24, 32, 33, 36, 40, 48, 50, 63, 64, 72, 100, 128, 130, 192} {
 		for _, k := range []int{1, 2, 3, 9, 18, 64, 129, 300} {
 			a, b := randDense[float32](rng, m, k), randDense[float32](rng, k, n)
@@ -174,8 +182,21 @@ func checkGemmRowsBlocks(t *testing.T) {
 				got, want := randDense[float32](rng, m, n), NewDense[float32](m, n)
 				copy(want.Data, got.Data)
 				kr := kernel[float32]{kind: kGemmRows, dst: got, a: a, b: b, acc: acc}
+				// Ranges of 2 and m−2 rows: the blocked kernels' blocks of
+				// three or four rows and every remainder.
 				gemmRows(&kr, 0, 2)
 				gemmRows(&kr, 2, m)
+				if !gemmAVX512 { // the inner dimension in chunks: the same bits
+					kc := kernel[float32]{kind: kGemmRows, dst: NewDense[float32](m, n), a: a, b: b, acc: acc, w: randDense[float32](rng, m, n).Data}
+					copy(kc.dst.Data, want.Data)
+					gemmRows(&kc, 0, 4)
+					gemmRows(&kc, 4, m)
+					for i, v := range kc.dst.Data {
+						if math.Float32bits(v) != math.Float32bits(got.Data[i]) {
+							t.Fatalf("AVX2 chunked, m=%d n=%d k=%d acc=%v: element %d = %v, unchunked gives %v", m, n, k, acc, i, v, got.Data[i])
+						}
+					}
+				}
 				if gemmAVX512 { // b in column panels, the inner dimension in chunks: the same bits
 					for _, chunked := range []bool{false, true} {
 						kp := kernel[float32]{kind: kGemmRows, dst: NewDense[float32](m, n), a: a, b: packed, acc: acc, packed: true}
@@ -197,7 +218,7 @@ func checkGemmRowsBlocks(t *testing.T) {
 				}
 				for i, v := range got.Data {
 					if math.Float32bits(v) != math.Float32bits(want.Data[i]) {
-						t.Fatalf("AVX-512 %v, n=%d k=%d acc=%v: element %d = %v, the row path gives %v", gemmAVX512, n, k, acc, i, v, want.Data[i])
+						t.Fatalf("AVX-512 %v, m=%d n=%d k=%d acc=%v: element %d = %v, the row path gives %v", gemmAVX512, m, n, k, acc, i, v, want.Data[i])
 					}
 				}
 			}

@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package capsule
+
+func cosBackAVX2(a *cosBackArgs) { panic("capsule: cosBackAVX2 without AVX2") }
