@@ -250,6 +250,10 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 		return
 	}
 	if !haveAVX2FMA {
+		if haveNEON {
+			gemmRowsNEONRange(d, a, b, n, kk, lo, hi, k.acc)
+			return
+		}
 		gemmRowsGo(d, a, b, n, kk, lo, hi, k.acc)
 		return
 	}

@@ -81,22 +81,35 @@ func TestAxpyTermsGo(t *testing.T) {
 	}
 }
 
+// TestGemmRowsGo holds gemmRowsGo, and on arm64 the NEON row kernel, to
+// the float64 product.
 func TestGemmRowsGo(t *testing.T) {
+	testGemmRows(t, "gemmRowsGo", gemmRowsGo)
+}
+
+func TestGemmRowsNEON(t *testing.T) {
+	if !haveNEON {
+		t.Skip("no NEON kernels in this build or set")
+	}
+	testGemmRows(t, "gemmRowsNEON", gemmRowsNEONRange)
+}
+
+func testGemmRows(t *testing.T, name string, gemmRows func(d, a, b []float32, n, kk, lo, hi int, acc bool)) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	for _, shape := range [][3]int{{1, 1, 1}, {2, 4, 3}, {5, 7, 9}, {6, 18, 64}, {3, 9, 1}, {4, 33, 17}} {
+	for _, shape := range [][3]int{{1, 1, 1}, {2, 4, 3}, {5, 7, 9}, {6, 18, 64}, {3, 9, 1}, {4, 33, 17}, {3, 16, 5}, {2, 20, 2}, {5, 64, 7}, {1, 3, 4}} {
 		m, n, kk := shape[0], shape[1], shape[2]
 		a, b := randVec(rng, m*kk, 1), randVec(rng, kk*n, 1)
 		for _, acc := range []bool{false, true} {
 			for _, r := range [][2]int{{0, m}, {m / 2, m}, {0, m - m/2}} {
 				d := randVec(rng, m*n, 1)
 				start := append([]float32(nil), d...)
-				gemmRowsGo(d, a, b, n, kk, r[0], r[1], acc)
+				gemmRows(d, a, b, n, kk, r[0], r[1], acc)
 				for i := 0; i < m; i++ {
 					for j := 0; j < n; j++ {
 						got := d[i*n+j]
 						if i < r[0] || i >= r[1] {
 							if got != start[i*n+j] {
-								t.Fatalf("%v acc=%v rows %v: row %d outside the range changed", shape, acc, r, i)
+								t.Fatalf("%s %v acc=%v rows %v: row %d outside the range changed", name, shape, acc, r, i)
 							}
 							continue
 						}
@@ -109,7 +122,7 @@ func TestGemmRowsGo(t *testing.T) {
 							want, mag = want+v, mag+math.Abs(v)
 						}
 						if !closeTo(got, want, mag) {
-							t.Fatalf("%v acc=%v rows %v: d[%d,%d] = %v, want %v", shape, acc, r, i, j, got, want)
+							t.Fatalf("%s %v acc=%v rows %v: d[%d,%d] = %v, want %v", name, shape, acc, r, i, j, got, want)
 						}
 					}
 				}
