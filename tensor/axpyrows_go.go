@@ -11,6 +11,10 @@ package tensor
 // (axpyTermsBlas) wherever the compiler does not fuse the multiply-add (it
 // does on arm64). Callers check that every source is a row of h.
 func axpyTermsGo(row, h, w []float32, c int, src []int32, acc bool) {
+	if haveNEON && c >= 4 {
+		axpyTermsNEON(row, h, w, c, src, acc)
+		return
+	}
 	row = row[:c]
 	if w != nil {
 		w = w[:len(src)]
@@ -65,11 +69,16 @@ func axpyTermsGo(row, h, w []float32, c int, src []int32, acc bool) {
 		r[0], r[1], r[2], r[3] = a0, a1, a2, a3
 		j += 4
 	}
+	axpyTermsTail(row, h, w, c, j, src, acc)
+}
+
+// axpyTermsTail is axpyTermsGo for the columns from j on (the last 1-3,
+// or none), one term at a time as axpyTermsBlas does.
+func axpyTermsTail(row, h, w []float32, c, j int, src []int32, acc bool) {
 	if j == c {
 		return
 	}
-	// The last 1-3 columns: one term at a time, as axpyTermsBlas does.
-	r := row[j:]
+	r := row[j:c]
 	if !acc {
 		clear(r)
 	}

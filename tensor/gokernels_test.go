@@ -30,6 +30,8 @@ func closeTo(got float32, want, mag float64) bool {
 	return math.Abs(float64(got)-want) <= 1e-6*(mag+1)
 }
 
+// TestAxpyTermsGo checks axpyTermsGo, which on arm64's neon set runs
+// axpyRowsNEON for all but the last c mod 4 columns.
 func TestAxpyTermsGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	const rows = 9
@@ -83,6 +85,24 @@ func TestAxpyTermsGo(t *testing.T) {
 
 // TestGemmRowsGo holds gemmRowsGo, and on arm64 the NEON row kernel, to
 // the float64 product.
+// A zero weight (an entry DropoutCSR dropped) adds nothing, not 0·x: a
+// dropped row of infinities leaves the sum finite, at every width.
+func TestAxpyTermsGoSkipsZeroWeights(t *testing.T) {
+	for c := 1; c <= 21; c++ {
+		h := make([]float32, 2*c)
+		for j := 0; j < c; j++ {
+			h[j], h[c+j] = float32(j+1), float32(math.Inf(1))
+		}
+		row := make([]float32, c)
+		axpyTermsGo(row, h, []float32{2, 0, 0.5}, c, []int32{0, 1, 0}, false)
+		for j, v := range row {
+			if want := 2.5 * float32(j+1); v != want {
+				t.Fatalf("c=%d: column %d = %v, want %v", c, j, v, want)
+			}
+		}
+	}
+}
+
 func TestGemmRowsGo(t *testing.T) {
 	testGemmRows(t, "gemmRowsGo", gemmRowsGo)
 }

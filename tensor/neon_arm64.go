@@ -34,3 +34,21 @@ func gemmRowsNEONRange(d, a, b []float32, n, kk, lo, hi int, acc bool) {
 		}
 	}
 }
+
+// axpyRowsNEON is the NEON row aggregation (axpyrows_neon_arm64.s).
+//
+//go:noescape
+func axpyRowsNEON(row, h *float32, c int, idx *int32, w *float32, n int, acc bool, cols int)
+
+// axpyTermsNEON is axpyTermsGo on NEON (c ≥ 4): the columns up to the last
+// multiple of 4 in axpyRowsNEON, the rest in Go; each element adds its
+// terms in order, one fused multiply-add per term in the assembly.
+func axpyTermsNEON(row, h, w []float32, c int, src []int32, acc bool) {
+	c4 := c &^ 3
+	var wp *float32
+	if w != nil {
+		wp = first(w[:len(src)])
+	}
+	axpyRowsNEON(&row[:c][0], first(h), c, first(src), wp, len(src), acc, c4)
+	axpyTermsTail(row, h, w, c, c4, src, acc)
+}
