@@ -354,10 +354,15 @@ func gradCase[T Float](t *testing.T, name string, d Dims, rows [][]float64, beta
 			eps float64
 		}{{x, eps}}
 		if !is32 {
+			// The curvature's step is at least 1e-6: with 1e-7 (β =
+			// −0.01) the central difference's rounding, ε·|f|/h, reached
+			// 1.6e-6 of the gradient on arm64, whose fused multiply-adds
+			// round f differently; the truncation error at 1e-6 stays
+			// below 1e-8.
 			checks = append(checks, struct {
 				v   *autodiff.Var[T]
 				eps float64
-			}{curv, 1e-5 * math.Max(1e-2, math.Abs(c))})
+			}{curv, 1e-5 * math.Max(1e-1, math.Abs(c))})
 		}
 		for _, in := range checks {
 			e, err := autodiff.GradCheck(build, []*autodiff.Var[T]{in.v}, in.eps)

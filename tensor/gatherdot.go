@@ -8,8 +8,9 @@ import "fmt"
 // vector and the rows are its children's predictions. len(q) must be
 // h.Cols and len(dst) len(idx); every idx[e] must be a row of h. It runs on
 // the calling goroutine (callers split the work). Float32 runs in an
-// AVX2+FMA kernel where available (float32 sums); other types sum in
-// float64.
+// AVX2+FMA kernel where available (float32 sums), in the Go kernel set
+// in gatherDotGo (float64 sums in four chains) up to 32 columns; other
+// types and widths sum in float64 in order.
 func GatherDot[T Float](dst, q []T, h *Dense[T], idx []int32, accumulate bool) {
 	if len(q) != h.Cols || len(dst) != len(idx) {
 		panic(fmt.Sprintf("tensor: GatherDot shape mismatch: q %d, h %d×%d, dst %d, idx %d",
@@ -26,6 +27,11 @@ func GatherDot[T Float](dst, q []T, h *Dense[T], idx []int32, accumulate bool) {
 			mask = &tailMasks[8-t]
 		}
 		gatherDotAVX(&d[0], &any(q).([]float32)[0], &any(h.Data).([]float32)[0], c, &idx[0], len(idx), c/8, accumulate, mask, len(idx))
+		return
+	}
+	if d, ok := any(dst).([]float32); ok && c <= gatherDotGoMaxCols {
+		var qw [gatherDotGoMaxCols]float64
+		gatherDotGo(d, any(q).([]float32), any(h.Data).([]float32), c, idx, accumulate, qw[:])
 		return
 	}
 	for e, r := range idx {

@@ -129,43 +129,43 @@ const gemmRowsMaxK = 1 << 15
 // cache-blocked kernel is faster.
 const gemmRowsMaxN = 128
 
-// gemmRowsFit reports whether Gemm can run as float32 row aggregations on
-// AVX2: dst = a·op(b) or dst += a·op(b) with narrow outputs, the shapes
-// of graph layers (N×64 times 64×7) where gonum's per-element dots and
+// gemmRowsFit reports whether Gemm can run as float32 row aggregations
+// (the AVX2 row kernels, or gemmRowsGo in the Go kernel set): dst =
+// a·op(b) or dst += a·op(b) with narrow outputs, the shapes of graph layers (N×64 times 64×7) where gonum's per-element dots and
 // axpys are dominated by call overhead.
 func gemmRowsFit[T Float](dst, a, b *Dense[T], transA, transB bool, alpha, beta T) bool {
-	if _, ok := any(dst.Data).([]float32); !ok || !haveAVX2FMA {
+	if _, ok := any(dst.Data).([]float32); !ok {
 		return false
 	}
 	if transA || alpha != 1 || (beta != 0 && beta != 1) {
 		return false
 	}
 	k := a.Cols
-	if k > gemmRowsMaxK || dst.Cols > gemmRowsMaxN {
+	if k > gemmRowsMaxK || dst.Cols > gemmRowsMaxN || !gemmRowsGoFits(dst.Cols) {
 		return false
 	}
 	return !transB || b.Rows*b.Cols <= gemmTransposeMaxElems
 }
 
 // gemmRowsFitT reports whether dst = aᵀ·b + β·dst can run as the row
-// kernel on bᵀ·a: float32 on AVX2, α = 1, a's rows (the outputs of bᵀ·a)
+// kernel on bᵀ·a: float32, α = 1, a's rows (the outputs of bᵀ·a)
 // narrow, and b's transpose small enough to copy.
 func gemmRowsFitT[T Float](dst, a, b *Dense[T], alpha T) bool {
-	if _, ok := any(dst.Data).([]float32); !ok || !haveAVX2FMA || alpha != 1 {
+	if _, ok := any(dst.Data).([]float32); !ok || alpha != 1 {
 		return false
 	}
-	return a.Rows <= gemmRowsMaxK && a.Cols <= gemmRowsMaxN && b.Rows*b.Cols <= gemmTransposeMaxElems*16
+	return a.Rows <= gemmRowsMaxK && a.Cols <= gemmRowsMaxN && b.Rows*b.Cols <= gemmTransposeMaxElems*16 && gemmRowsGoFits(a.Cols)
 }
 
 // gemmRowsFitTA reports whether dst = aᵀ·b + β·dst can run as the row
-// kernel on a's transpose: float32 on AVX2, α = 1, β ∈ {0, 1}, the inner
+// kernel on a's transpose: float32, α = 1, β ∈ {0, 1}, the inner
 // dimension (a's rows) within the row kernel's index vector and dst narrow
 // enough for it.
 func gemmRowsFitTA[T Float](dst, a, b *Dense[T], alpha, beta T) bool {
-	if _, ok := any(dst.Data).([]float32); !ok || !haveAVX2FMA || alpha != 1 || (beta != 0 && beta != 1) {
+	if _, ok := any(dst.Data).([]float32); !ok || alpha != 1 || (beta != 0 && beta != 1) {
 		return false
 	}
-	return a.Rows <= gemmRowsMaxK && dst.Cols <= gemmRowsMaxN && a.Rows*a.Cols <= gemmTransposeMaxElems*16
+	return a.Rows <= gemmRowsMaxK && dst.Cols <= gemmRowsMaxN && a.Rows*a.Cols <= gemmTransposeMaxElems*16 && gemmRowsGoFits(dst.Cols)
 }
 
 // gemmByRows runs a Gemm that gemmRowsFit accepted, transposing a small
@@ -247,6 +247,14 @@ func gemmRows[T Float](k *kernel[T], lo, hi int) {
 	b, _ := any(k.b.Data).([]float32)
 	n, kk := k.dst.Cols, k.a.Cols
 	if hi <= lo {
+		return
+	}
+	if !haveAVX2FMA {
+		if haveNEON {
+			gemmRowsNEONRange(d, a, b, n, kk, lo, hi, k.acc)
+			return
+		}
+		gemmRowsGo(d, a, b, n, kk, lo, hi, k.acc)
 		return
 	}
 	st, _ := any(k.w).([]float32)

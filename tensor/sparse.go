@@ -148,6 +148,10 @@ func aggregateRows[T Float](k *kernel[T], lo, hi int) {
 			aggregateRowsAVX(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi)
 			return
 		}
+		if useAxpyTermsGo(k.dst.Cols) {
+			aggregateRowsGo(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi)
+			return
+		}
 		aggregateRowsBlas(d, any(k.a.Data).([]float32), w, k.dst.Cols, k.ptr, k.idx, k.acc, lo, hi,
 			gonum.Implementation{}.Saxpy)
 	case []float64:
@@ -214,6 +218,10 @@ func aggregateGroups[T Float](k *kernel[T], lo, hi, g int) {
 		w, _ := any(k.w).([]float32)
 		if haveAVX2FMA && c >= 1 {
 			aggregateGroupsAVX(d, any(k.a.Data).([]float32), w, c, k.ptr, k.idx, k.acc, lo, hi, g)
+			return
+		}
+		if useAxpyTermsGo(c) {
+			aggregateGroupsGo(d, any(k.a.Data).([]float32), w, c, k.ptr, k.idx, k.acc, lo, hi, g)
 			return
 		}
 		aggregateGroupsBlas(d, any(k.a.Data).([]float32), w, c, k.ptr, k.idx, k.acc, lo, hi, g,

@@ -22,8 +22,8 @@ func Tanh32(x float64) float64 {
 // TanhAddDot sets tau[i] = tanh(x[i] + y[i]) and returns Σ w[i]·tau[i] over
 // len(x) elements (y nil means zero). It is the inner loop of routing's
 // feature-alignment term w_kᵀ tanh(W1 a_i + W2 z_j): on AVX2+FMA lengths that
-// are multiples of 8 run in assembly, in float32 (|error| ≤ 1e-6 in tau);
-// otherwise Tanh32 in float64.
+// are multiples of 8 run in assembly, other lengths and the Go kernel set in
+// tanhDotGo: both Tanh32's formula in float32 (|error| ≤ 1e-6 in tau).
 func TanhAddDot(tau, x, y, w []float32) float32 {
 	n := len(x)
 	tau, w = tau[:n], w[:n]
@@ -35,17 +35,7 @@ func TanhAddDot(tau, x, y, w []float32) float32 {
 		tanhLinkAVX(&out, &tau[0], &x[0], first(y), &w[0], 1, n)
 		return out
 	}
-	s := 0.0
-	for i, v := range x {
-		a := float64(v)
-		if y != nil {
-			a += float64(y[i])
-		}
-		th := Tanh32(a)
-		tau[i] = float32(th)
-		s += float64(w[i]) * th
-	}
-	return float32(s)
+	return tanhDotGo(tau, x, y, w)
 }
 
 // TanhAddDotBlocks is TanhAddDot over len(out) consecutive blocks of
@@ -62,22 +52,7 @@ func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 		tanhLinkAVX(&out[0], first(tau), &x[0], first(y), &w[0], K, m)
 		return
 	}
-	var buf [64]float32
-	for b := range out {
-		var yb []float32
-		if y != nil {
-			yb = y[b*m : (b+1)*m]
-		}
-		var tb []float32
-		if tau != nil {
-			tb = tau[b*m : (b+1)*m]
-		} else if m <= len(buf) {
-			tb = buf[:m]
-		} else {
-			tb = make([]float32, m)
-		}
-		out[b] = TanhAddDot(tb, x[b*m:(b+1)*m], yb, w[b*m:(b+1)*m])
-	}
+	tanhBlocksGo(out, tau, x, y, w)
 }
 
 // TanhAddDotBack is the backward pass of TanhAddDotBlocks that recomputes
@@ -137,31 +112,7 @@ func tanhBack(dst, dst2 []float32, dw []float64, x, y, tau, w, up []float32) {
 		}
 		return
 	}
-	for b, g := range up {
-		ge := float64(g)
-		for q := b * m; q < (b+1)*m; q++ {
-			var th float64
-			if tau != nil {
-				th = float64(tau[q])
-			} else {
-				a := float64(x[q])
-				if y != nil {
-					a += float64(y[q])
-				}
-				th = float64(float32(Tanh32(a)))
-			}
-			d := float32(ge * float64(w[q]) * (1 - th*th))
-			if dst != nil {
-				dst[q] += d
-			}
-			if dst2 != nil {
-				dst2[q] += d
-			}
-			if dw != nil {
-				dw[q] += ge * th
-			}
-		}
-	}
+	tanhBackGo(dst, dst2, dw, x, y, tau, w, up)
 }
 
 // tanhLinkAVX runs the link-range forward kernel on one link whose rows

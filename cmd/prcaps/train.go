@@ -331,7 +331,7 @@ func thisMachine() machine { return machine{kernels.CPU(), kernels.Name()} }
 
 // machineLine is the progress line that names the CPU and the kernel set.
 func machineLine() string {
-	return fmt.Sprintf("cpu %s, kernels %s (%s caps them: avx512, avx2 or go)", kernels.CPU(), kernels.Name(), kernels.EnvVar)
+	return fmt.Sprintf("cpu %s, kernels %s (%s caps them: avx512, avx2, neon or go)", kernels.CPU(), kernels.Name(), kernels.EnvVar)
 }
 
 // newTrainFlagSet is the flag set of `prcaps train` for the models specs

@@ -1,7 +1,7 @@
-//go:build !amd64 || purego
+//go:build (!amd64 && !arm64) || purego
 
 package kernels
 
-// best is the portable Go set off amd64 or in a purego build, which holds
-// no assembly.
+// best is the portable Go set off amd64 and arm64, or in a purego build,
+// which holds no assembly.
 const best = Go

@@ -1,7 +1,7 @@
 // Package kernels decides, once per process, which set of numeric kernels
-// the packages of prcaps run: the AVX-512 assembly kernels, the AVX2+FMA
-// ones, or the portable Go loops (what -tags purego builds, and what every
-// architecture but amd64 runs). tensor, capsule, manifold and optim read
+// the packages of prcaps run: on amd64 the AVX-512 assembly kernels or the
+// AVX2+FMA ones, on arm64 the NEON ones, or the portable Go loops (what
+// -tags purego builds, and what every other architecture runs). tensor, capsule, manifold and optim read
 // this one decision, so a process never mixes sets by accident.
 //
 // The set is the best the CPU and the build can run, capped by the
@@ -10,6 +10,7 @@
 //	PRCAPS_KERNELS unset or empty  the best available set
 //	PRCAPS_KERNELS=avx512          AVX-512 (needs AVX-512F, AVX2 and FMA)
 //	PRCAPS_KERNELS=avx2            AVX2+FMA, never AVX-512
+//	PRCAPS_KERNELS=neon            NEON (arm64; every arm64 CPU has it)
 //	PRCAPS_KERNELS=go              the portable Go kernels only
 //
 // A value that is not one of these, or a set this CPU (or a purego build)
@@ -28,12 +29,14 @@ package kernels
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 )
 
-// Set is a kernel set. Sets are ordered: a larger set may use every kernel
-// of a smaller one.
+// Set is a kernel set. A set may use the kernels of the sets below it on
+// its architecture: AVX512 those of AVX2 and Go, AVX2 and NEON those of
+// Go.
 type Set int
 
 const (
@@ -43,12 +46,14 @@ const (
 	AVX2
 	// AVX512 is the AVX-512 kernels (with AVX2 and Go for the rest).
 	AVX512
+	// NEON is the arm64 NEON assembly kernels (with Go for the rest).
+	NEON
 )
 
 // EnvVar is the environment variable that caps the kernel set.
 const EnvVar = "PRCAPS_KERNELS"
 
-var names = [...]string{Go: "go", AVX2: "avx2", AVX512: "avx512"}
+var names = [...]string{Go: "go", AVX2: "avx2", AVX512: "avx512", NEON: "neon"}
 
 // String is the set's name as PRCAPS_KERNELS spells it.
 func (s Set) String() string {
@@ -58,19 +63,19 @@ func (s Set) String() string {
 	return names[s]
 }
 
-// Parse returns the set named name ("avx512", "avx2" or "go").
+// Parse returns the set named name ("avx512", "avx2", "neon" or "go").
 func Parse(name string) (Set, error) {
 	for s, n := range names {
 		if name == n {
 			return Set(s), nil
 		}
 	}
-	return Go, fmt.Errorf("unknown kernel set %q (want avx512, avx2 or go)", name)
+	return Go, fmt.Errorf("unknown kernel set %q (want avx512, avx2, neon or go)", name)
 }
 
 // Decide returns the set for a CPU and build whose best set is best, capped
 // by the value env of PRCAPS_KERNELS ("" for unset). It fails on an unknown
-// name or on a set above best.
+// name or on a set that best does not include (see Set).
 func Decide(best Set, env string) (Set, error) {
 	if env == "" {
 		return best, nil
@@ -79,7 +84,7 @@ func Decide(best Set, env string) (Set, error) {
 	if err != nil {
 		return Go, fmt.Errorf("%s=%s: %v", EnvVar, env, err)
 	}
-	if s > best {
+	if !slices.Contains(below(best), s) {
 		return Go, fmt.Errorf("%s=%s: this CPU and build cannot run it (available: %s)", EnvVar, env, strings.Join(availableNames(best), ", "))
 	}
 	return s, nil
@@ -87,10 +92,24 @@ func Decide(best Set, env string) (Set, error) {
 
 func availableNames(best Set) []string {
 	var out []string
-	for s := best; s >= Go; s-- {
+	for _, s := range below(best) {
 		out = append(out, s.String())
 	}
 	return out
+}
+
+// below lists best and the sets it includes, best first: the sets a CPU
+// and build whose best set is best can run.
+func below(best Set) []Set {
+	switch best {
+	case AVX512:
+		return []Set{AVX512, AVX2, Go}
+	case AVX2:
+		return []Set{AVX2, Go}
+	case NEON:
+		return []Set{NEON, Go}
+	}
+	return []Set{Go}
 }
 
 // current is decided at initialisation, before any package that imports
@@ -106,7 +125,7 @@ var current = func() Set {
 // Current is the kernel set in use.
 func Current() Set { return current }
 
-// Name is Current's name: "avx512", "avx2" or "go".
+// Name is Current's name: "avx512", "avx2", "neon" or "go".
 func Name() string { return current.String() }
 
 // Best is the best set this CPU and build can run, whatever PRCAPS_KERNELS
@@ -115,13 +134,7 @@ func Best() Set { return best }
 
 // Available lists the sets this CPU and build can run, best first: the
 // values PRCAPS_KERNELS accepts here.
-func Available() []Set {
-	var out []Set
-	for s := best; s >= Go; s-- {
-		out = append(out, s)
-	}
-	return out
-}
+func Available() []Set { return below(best) }
 
 // CPU is the processor's model name: /proc/cpuinfo's "model name" on
 // Linux, "unknown" where it is not available.
