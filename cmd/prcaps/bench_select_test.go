@@ -84,3 +84,26 @@ func TestBenchSelectFlags(t *testing.T) {
 		}
 	}
 }
+
+// --slurm with --select writes the same two jobs: the tasks run the
+// selection with their shard (a unit is an outer fold, so one array
+// suffices), the merge reads their logs.
+func TestBenchSelectSlurmScripts(t *testing.T) {
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "gin.json")
+	os.WriteFile(grid, []byte(`{"model": "gin", "options": {"hidden": [16, 32]}}`), 0o644)
+	sdir := filepath.Join(dir, "jobs")
+	code, stdout, errOut := runCLI("bench", "--data", "", "--suite", "graph", "--dataset", "mutag", "--select", grid,
+		"--slurm", "4", "--slurm-dir", sdir)
+	if code != 0 || !strings.Contains(stdout, "4 tasks") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
+	}
+	array, _ := os.ReadFile(filepath.Join(sdir, "shards.sbatch"))
+	merge, _ := os.ReadFile(filepath.Join(sdir, "merge.sbatch"))
+	if !strings.Contains(string(array), "--select="+grid) || !strings.Contains(string(array), "--shard \"${SLURM_ARRAY_TASK_ID}/4\"") {
+		t.Errorf("array script:\n%s", array)
+	}
+	if !strings.Contains(string(merge), "--select="+grid) || !strings.Contains(string(merge), "--log-only --log="+filepath.Join(sdir, "logs")) {
+		t.Errorf("merge script:\n%s", merge)
+	}
+}
