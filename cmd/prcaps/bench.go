@@ -20,11 +20,13 @@ type benchFlags struct {
 	suite, tables, datasets, models string
 	out, cpuProfile, edges          string
 	shard                           string
-	slurm                           int      // --slurm N: write the array job of N shards
-	slurmDir                        string   // its scripts, outputs and logs
-	submit                          bool     // submit them with sbatch
-	sbatch                          listFlag // more sbatch options
-	jobArgs                         []string // the flags the jobs run again (givenArgs)
+	selects                         string                  // --select: grid files
+	grids                           []experiment.SelectGrid // read from them
+	slurm                           int                     // --slurm N: write the array job of N shards
+	slurmDir                        string                  // its scripts, outputs and logs
+	submit                          bool                    // submit them with sbatch
+	sbatch                          listFlag                // more sbatch options
+	jobArgs                         []string                // the flags the jobs run again (givenArgs)
 	fanout                          string
 	asJSON, quiet, speed, list      bool
 	scale                           bool
@@ -44,6 +46,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	// replaced, so none may be another or a dataset file. A merge's logs
 	// are only read.
 	inputs := datasetInputs("", f.opt.Root)
+	for _, g := range f.grids {
+		inputs = append(inputs, pathArg{Flag: "--select", Path: g.File})
+	}
 	for _, l := range f.opt.Logs {
 		inputs = append(inputs, pathArg{Flag: "--log", Path: l})
 	}
@@ -83,6 +88,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		err = b.RunSpeed(experiment.FilterModels(experiment.SpeedVariants(), splitList(f.models)))
 	case "scale":
 		err = b.RunScale(f.scaleEdges)
+	case "selection":
+		sel := experiment.SelectedTable(splitList(f.datasets), f.grids)
+		switch {
+		case f.opt.Shard.Sharded():
+			p, err := b.RunSelectionShard(sel)
+			return printShardPlan(p, err, f.asJSON, stdout)
+		case f.slurm > 0:
+			return runSlurm(f, func(b *experiment.Bench, n int) (int64, error) { return b.SelectionMemory(sel, n) }, stdout, stderr)
+		}
+		err = b.RunSelection(sel)
 	default:
 		var tables []experiment.Table
 		tables, err = experiment.Select(f.suite, splitList(f.tables), splitList(f.datasets), splitList(f.models))
@@ -94,7 +109,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				return printShard(b, tables, f.asJSON, stdout)
 			}
 			if f.slurm > 0 {
-				return runSlurm(f, tables, stdout, stderr)
+				return runSlurm(f, func(b *experiment.Bench, n int) (int64, error) { return b.ShardMemory(tables, n) }, stdout, stderr)
 			}
 			err = b.RunTables(tables)
 		}
@@ -127,6 +142,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 // or with --json one object (experiment.ShardPlan).
 func printShard(b *experiment.Bench, tables []experiment.Table, asJSON bool, stdout io.Writer) error {
 	p, err := b.RunShard(tables)
+	return printShardPlan(p, err, asJSON, stdout)
+}
+
+// printShardPlan prints what a shard did (see printShard) and its error.
+func printShardPlan(p experiment.ShardPlan, err error, asJSON bool, stdout io.Writer) error {
 	if asJSON {
 		if jerr := json.NewEncoder(stdout).Encode(p); jerr != nil {
 			return jerr
@@ -204,6 +224,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 	fs.IntVar(&o.Repeat, "repeat", 5, "speed suite: timed runs per model (the median is reported)")
 	fs.StringVar(&o.Log, "log", "", "`file` of finished folds and seeds (JSON lines, one record per fold or run with its test accuracy, the paired tests' input); rerun the same command with it to resume an interrupted bench: its folds are not trained again, new ones are appended")
 	fs.BoolVar(&o.LogOnly, "log-only", false, "make the tables from --log alone, training nothing (cells whose folds are not all there stay empty, with the missing folds named): a long bench's progress, or the merge of a sharded bench, whose --log is then several logs: a comma-separated list of files, directories (their *.jsonl) or globs such as 'logs/shard-*.jsonl'; a fold found in two of them is an error")
+	fs.StringVar(&f.selects, "select", "", "with --suite graph: run the fair model selection protocol instead of the fixed configurations, over the comma-separated grid `files` (one per model, as docs/tune/*-graph.json): every outer fold chooses a grid point on its inner validation split alone (best-epoch validation accuracy; ties: the first point), retrains it 3 times from other seeds and tests it; the table t2-selected gives mean ± std over the folds and each fold's choice; works with --log, --log-only, --shard and --slurm (docs/cluster.md)")
 	fs.StringVar(&f.shard, "shard", "", "train only the `I/N`-th part: the I-th of N (1 ≤ I ≤ N, as $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT of an --array=1-N job) of the node and graph tables' folds and seeds, balanced by estimated cost, appending them to --log (required, one per shard); rerun to resume; merge the shards' logs with --log-only (docs/cluster.md)")
 	intVar(fs, &f.slurm, "slurm", 0, 1, experiment.MaxShards, "write a Slurm array job of this many tasks (N), task I running this bench with --shard I/N into DIR/logs/shard-I.jsonl, and a merge job (--dependency=afterok on the array) making the tables with --log-only (and --out, if given) into DIR/merge.out; each task asks for --parallel CPUs (1 without it) and the memory the bench estimates; see docs/cluster.md")
 	fs.StringVar(&f.slurmDir, "slurm-dir", "prcaps-slurm", "with --slurm: `DIR` of the job scripts (shards.sbatch, merge.sbatch), the jobs' output and the shards' logs")
@@ -276,6 +297,34 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 			}
 		}
 	}
+	if set["select"] {
+		if f.suite != "graph" && f.suite != "table2" {
+			return f, usagef("--select goes with --suite graph (the graph protocol's outer folds)")
+		}
+		if err := notApplicable(set, "with --select (the grids name the models; the table is t2-selected)", "tables", "models"); err != nil {
+			return f, err
+		}
+		if err := notApplicable(set, "to graph-classification tables, which run stratified k-fold CV (the node protocol's)", "split", "seeds"); err != nil {
+			return f, err
+		}
+		files := splitPaths(f.selects)
+		if len(files) == 0 {
+			return f, usagef("--select: no grid file named")
+		}
+		for _, file := range files {
+			g, err := experiment.ReadSelectGrid(file)
+			if err != nil {
+				return f, usagef("--select: %v", err)
+			}
+			for _, o := range f.grids {
+				if o.Grid.Model == g.Grid.Model {
+					return f, usagef("--select: %s and %s are both grids of %s: give one grid per model", o.File, file, g.Grid.Model)
+				}
+			}
+			f.grids = append(f.grids, g)
+		}
+		f.suite = "selection"
+	}
 	if set["shard"] {
 		sh, err := experiment.ParseShard(f.shard)
 		if err != nil {
@@ -335,6 +384,17 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		return f, usagef("--edges goes with --scale")
 	}
 	return f, nil
+}
+
+// splitPaths splits a comma-separated list of files, keeping their case.
+func splitPaths(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // splitList splits a comma-separated flag value into lower-case items.

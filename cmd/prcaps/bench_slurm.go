@@ -38,7 +38,10 @@ func givenArgs(fs *flag.FlagSet, skip map[string]bool) []string {
 
 // runSlurm writes (and with --submit submits) the Slurm array job of
 // --slurm N shards of the selected tables and their merge job.
-func runSlurm(f benchFlags, tables []experiment.Table, stdout, stderr io.Writer) error {
+//
+// memory is the bench's estimate of a shard's memory with runsAtOnce runs
+// at once (0: the merge's).
+func runSlurm(f benchFlags, memory func(b *experiment.Bench, runsAtOnce int) (int64, error), stdout, stderr io.Writer) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("--slurm: the path of this prcaps binary, which the jobs run: %w", err)
@@ -60,11 +63,11 @@ func runSlurm(f benchFlags, tables []experiment.Table, stdout, stderr io.Writer)
 		return err
 	}
 	cpus := max(f.opt.Parallel, 1)
-	mem, err := b.ShardMemory(tables, cpus)
+	mem, err := memory(b, cpus)
 	if err != nil {
 		return err
 	}
-	mergeMem, err := b.ShardMemory(tables, 0)
+	mergeMem, err := memory(b, 0)
 	if err != nil {
 		return err
 	}

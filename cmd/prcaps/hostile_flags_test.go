@@ -67,7 +67,7 @@ var flagZero = map[string]map[string]zeroClass{
 		"cpuprofile": notNumber, "data": notNumber, "dataset": notNumber, "edges": notNumber, "json": notNumber,
 		"list": notNumber, "log": notNumber, "log-only": notNumber, "micro-batch-seeds": notNumber, "models": notNumber,
 		"out": notNumber, "quiet": notNumber, "scale": notNumber, "speed": notNumber, "split": notNumber,
-		"suite": notNumber, "tables": notNumber, "shard": notNumber, "fanout": notNumber,
+		"suite": notNumber, "tables": notNumber, "shard": notNumber, "fanout": notNumber, "select": notNumber,
 		"slurm-dir": notNumber, "submit": notNumber, "sbatch": notNumber, "slurm": zeroBad,
 		"folds": zeroBad, "repeat": zeroBad, "seeds": zeroBad, "batch-nodes": zeroBad,
 		"epochs": zeroOK, "parallel": zeroOK, // 0: the recipe's, one per core (their help says so)
