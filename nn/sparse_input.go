@@ -42,6 +42,14 @@ func (s *SparseInput[T]) Reset(x *tensor.CSR[T]) {
 	s.dropSet = false
 }
 
+// ResetForward points s at the features x (not modified) for passes that
+// record no backward (a NoGrad tape): no transpose is built.
+func (s *SparseInput[T]) ResetForward(x *tensor.CSR[T]) {
+	s.rows = false
+	s.clean.ResetForward(x)
+	s.dropSet = false
+}
+
 // rowsMinEntries is the least number of non-zeros for which SparseInput
 // keeps no transpose. Below it the kept transpose is the faster: the
 // backward pass reads the rows of ∂(X·W) that it gathers from cache, and

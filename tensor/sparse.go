@@ -516,6 +516,9 @@ type Adjacency[T Float] struct {
 	AT *CSR[T] // Aᵀ, sources × targets
 	// perm maps AT's entries to A's: AT.Data[q] = A.Data[perm[q]].
 	perm []int32
+	// spare keeps the transpose's storage while ResetForward has set AT
+	// to nil, for the next Reset to reuse.
+	spare *CSR[T]
 }
 
 // NewAdjacency pairs a with its transpose. a is shared, not copied.
@@ -528,11 +531,25 @@ func NewAdjacency[T Float](a *CSR[T]) *Adjacency[T] {
 // Reset pairs g with a (shared, not copied), rebuilding the transpose into
 // g's storage; a zero Adjacency is ready for Reset.
 func (g *Adjacency[T]) Reset(a *CSR[T]) {
+	if g.AT == nil && g.spare != nil { // after ResetForward
+		g.AT, g.spare = g.spare, nil
+	}
 	if g.AT == nil || g.AT == g.A { // none yet, or the operator itself (ResetFixed)
 		g.AT = &CSR[T]{}
 	}
 	g.A = a
 	a.TransposeInto(g.AT, &g.perm)
+}
+
+// ResetForward pairs g with a (shared, not copied) and keeps no transpose:
+// for passes that record no backward (a NoGrad tape), which never read AT.
+// Building the transpose costs as much as a product with a; an evaluation
+// pass over many small blocks would pay it once per block for nothing.
+func (g *Adjacency[T]) ResetForward(a *CSR[T]) {
+	if g.AT != nil && g.AT != g.A {
+		g.spare = g.AT
+	}
+	g.A, g.AT, g.perm = a, nil, g.perm[:0]
 }
 
 // ResetFixed is Reset for an operator whose values do not change while g
