@@ -75,7 +75,7 @@ func (s *SparseInput[T]) Apply(p float64, rng *rand.Rand, training bool) *tensor
 		x, d := s.clean.A, &s.dropX
 		d.Rows, d.Cols, d.Indptr, d.Indices = x.Rows, x.Cols, x.Indptr, x.Indices
 		if cap(d.Data) < len(x.Data) {
-			d.Data = make([]T, len(x.Data))
+			d.Data = tensor.Regrow(d.Data, len(x.Data))
 		}
 		d.Data = d.Data[:len(x.Data)]
 		if s.rows {

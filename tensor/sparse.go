@@ -461,7 +461,7 @@ func (m *CSR[T]) TransposeInto(t *CSR[T], perm *[]int32) {
 	clear(t.Indptr)
 	t.Indices = growInt32(t.Indices, nnz)
 	if cap(t.Data) < nnz {
-		t.Data = make([]T, nnz)
+		t.Data = Regrow(t.Data, nnz)
 	}
 	t.Data = t.Data[:nnz]
 	*perm = growInt32(*perm, nnz)
@@ -491,7 +491,7 @@ func (m *CSR[T]) TransposeInto(t *CSR[T], perm *[]int32) {
 
 func growInt32(b []int32, n int) []int32 {
 	if cap(b) < n {
-		return Make[int32](n)
+		return Regrow(b, n)
 	}
 	return b[:n]
 }
@@ -599,7 +599,7 @@ func (g *Adjacency[T]) ResetLike(a *CSR[T], like *Adjacency[T]) {
 	t := like.AT
 	data := g.AT.Data
 	if cap(data) < len(t.Data) {
-		data = make([]T, len(t.Data))
+		data = Regrow(data, len(t.Data))
 	}
 	*g.AT = CSR[T]{Rows: t.Rows, Cols: t.Cols, Indptr: t.Indptr, Indices: t.Indices, Data: data[:len(t.Data)]}
 	g.perm = like.perm

@@ -92,6 +92,7 @@ func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split,
 		return Result{}, err
 	}
 	tr := &blockTrainer{nodeTrainer: nt, bm: bm, evalRows: slices.Concat(split.Val, split.Test), blocks: smp.BatchNodes}
+	tr.tape.Grow = true // batches vary in size
 	if err := tr.valLab.Set(gatherLabels(ds.Y, split.Val), ds.NumClasses); err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
@@ -243,6 +244,7 @@ func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg
 		return nil, nil, err
 	}
 	tr := &blockTrainer{nodeTrainer: nt, bm: bm}
+	tr.tape.Grow = true // batches vary in size
 	per := (len(split.Train) + smp.BatchNodes - 1) / smp.BatchNodes
 	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: (steps + per - 1) / per, Seed: seed})
 	if err != nil {
