@@ -16,8 +16,9 @@ type gradPool[T Float] struct {
 // get returns a zeroed buffer of length n: the free buffer of the smallest
 // capacity that holds n, or, when none does, a new one (replacing the
 // largest free buffer, which is too small, so that the pool does not fill
-// up with buffers no request fits).
-func (p *gradPool[T]) get(n int) []T {
+// up with buffers no request fits). With grow, a replacement gets a
+// quarter more capacity than asked (tensor.Regrow; Tape.Grow).
+func (p *gradPool[T]) get(n int, grow bool) []T {
 	best, largest := -1, -1
 	for i, b := range p.free {
 		c := cap(b)
@@ -29,12 +30,18 @@ func (p *gradPool[T]) get(n int) []T {
 		}
 	}
 	if best < 0 {
+		var old []T
 		if largest >= 0 {
-			p.all -= int64(cap(p.free[largest]))
+			old = p.free[largest]
+			p.all -= int64(cap(old))
 			p.remove(largest)
 		}
-		p.all += int64(n)
-		return tensor.Make[T](n)
+		if !grow { // exact sizes (Tape.Grow off)
+			old = nil
+		}
+		b := tensor.Regrow(old, n)
+		p.all += int64(cap(b))
+		return b
 	}
 	b := p.free[best]
 	p.remove(best)

@@ -24,7 +24,11 @@ func (t *Tape[T]) Scratch(slot, n int) []T {
 	}
 	b := t.scratch[slot]
 	if cap(b) < n {
-		b = tensor.Make[T](n)
+		if t.Grow {
+			b = tensor.Regrow(b, n)
+		} else {
+			b = tensor.Make[T](n)
+		}
 		t.scratch[slot] = b
 	}
 	return b[:n]

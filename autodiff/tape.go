@@ -74,6 +74,14 @@ type Tape[T Float] struct {
 	// NoGrad makes the tape record nothing: ops compute values only and
 	// their outputs do not require gradients (evaluation mode).
 	NoGrad bool
+	// Grow gives a node's value and a scratch slot that must grow a
+	// quarter more capacity than asked (tensor.Regrow): for passes whose
+	// sizes vary from step to step, as sampled mini-batches' do, so that a
+	// step rarely allocates once warm and the garbage of regrown buffers
+	// does not pile up between collections (which, with a large graph in
+	// the heap, come rarely). Fixed-size passes leave it off and hold
+	// exact sizes.
+	Grow bool
 	// ReleaseGrads keeps only the live gradients of a backward pass. A tape
 	// node's gradient is needed from the backward step of its last consumer
 	// (the first to run) to its own: Backward takes a zeroed buffer from the
@@ -197,7 +205,11 @@ func (t *Tape[T]) next() *Var[T] {
 // Op implementations (in this and other packages) call Node, then OpOf.
 func (t *Tape[T]) Node(r, c int, inputs ...*Var[T]) *Var[T] {
 	v := t.next()
-	v.Value.Reshape(r, c)
+	if t.Grow {
+		v.Value.ReshapeGrow(r, c)
+	} else {
+		v.Value.Reshape(r, c)
+	}
 	v.requiresGrad = false
 	if !t.NoGrad {
 		for _, in := range inputs {
@@ -350,7 +362,7 @@ func (t *Tape[T]) backwardLive(out *Var[T], last int, seed *tensor.Dense[T]) {
 // hold gives tape node v a zeroed gradient buffer from the pool.
 func (t *Tape[T]) hold(v *Var[T]) {
 	v.Grad.Rows, v.Grad.Cols = v.Value.Rows, v.Value.Cols
-	v.Grad.Data = t.pool.get(v.Value.Rows * v.Value.Cols)
+	v.Grad.Data = t.pool.get(v.Value.Rows*v.Value.Cols, t.Grow)
 	v.held = true
 }
 

@@ -113,3 +113,37 @@ func TestTapeBytes(t *testing.T) {
 		t.Errorf("NoGrad tape bytes %d, %d; want 48, 0", v, g)
 	}
 }
+
+// With Grow, passes whose sizes vary stop allocating once their buffers
+// have grown past the sizes seen (a quarter of headroom each time one
+// must grow); without it a pass larger than any before allocates.
+func TestTapeGrowSettles(t *testing.T) {
+	w := NewParam[float32]("w", 8, 3)
+	pass := func(tp *Tape[float32], rows int, x *tensor.Dense[float32]) {
+		x.Reshape(rows, 8)
+		tp.Reset()
+		in := NewVar(x, false)
+		if err := tp.Backward(Sum(tp, Square(tp, MatMul(tp, Tanh(tp, in), w)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, grow := range []bool{false, true} {
+		tp := Tape[float32]{ReleaseGrads: true, Grow: grow}
+		var x tensor.Dense[float32]
+		x.Reshape(2000, 8)
+		pass(&tp, 900, &x)
+		pass(&tp, 950, &x)                                              // a larger batch: regrown, with headroom under Grow
+		fixed := testing.AllocsPerRun(3, func() { pass(&tp, 950, &x) }) // the pass's own (its input Var)
+		rows := 960
+		allocs := testing.AllocsPerRun(3, func() {
+			pass(&tp, rows, &x) // larger still, within the headroom
+			rows += 10
+		})
+		if grow && allocs != fixed {
+			t.Errorf("Grow: %v allocations per pass within the headroom, want %v as at a fixed size", allocs, fixed)
+		}
+		if !grow && allocs <= fixed {
+			t.Error("without Grow, larger passes allocate nothing: the test does not grow the buffers")
+		}
+	}
+}

@@ -83,7 +83,7 @@ func NodeLinksInto(dst *Links, n int, ptr, src []int32) *Links {
 // undefined): the per-batch buffers of links and ops reuse their storage.
 func grow[E any](b []E, n int) []E {
 	if cap(b) < n {
-		return tensor.Make[E](n)
+		return tensor.Regrow(b, n)
 	}
 	return b[:n]
 }

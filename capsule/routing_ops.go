@@ -601,7 +601,7 @@ func linkAlign[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex, p1, p2, w *
 	p.keep = !p.f32 || (out.RequiresGrad() && E*K*m <= alignKeepMax)
 	if p.keep {
 		if cap(p.tau) < E*K*m {
-			p.tau = make([]T, E*K*m)
+			p.tau = tensor.Regrow(p.tau, E*K*m)
 		}
 		p.tau = p.tau[:E*K*m]
 	}

@@ -1,6 +1,10 @@
 package data
 
-import "github.com/prcaps/prcaps/tensor"
+import (
+	"math"
+
+	"github.com/prcaps/prcaps/tensor"
+)
 
 // RowNormalize returns a copy of f whose rows sum to 1 (rows summing to 0 are
 // left as they are): PyG's NormalizeFeatures and Kipf & Welling's
@@ -56,8 +60,15 @@ func RowNormalizeInPlace(s *tensor.CSR[float32]) {
 		for _, v := range s.Data[lo:hi] {
 			sum += float64(v)
 		}
+		// Bag-of-words rows repeat one value; the division (float64, as
+		// RowNormalize's) is done once per run of equal values.
+		var last, lastN float32
 		for p := lo; p < hi; p++ {
-			s.Data[p] = normalized(s.Data[p], sum)
+			v := s.Data[p]
+			if p == lo || math.Float32bits(v) != math.Float32bits(last) {
+				last, lastN = v, normalized(v, sum)
+			}
+			s.Data[p] = lastN
 		}
 	}
 }

@@ -57,6 +57,7 @@ type Layerwise struct {
 	g        *data.Graph
 	b        sample.Batch
 	cur, nxt tensor.Dense[float32] // one row per node: a layer's input and output
+	out      tensor.Dense[float32] // the last layer's rows
 	in       tensor.Dense[float32] // the input rows of a block's children
 	all      []int32
 }
@@ -64,10 +65,11 @@ type Layerwise struct {
 // LayerwiseLogits computes m's logits of the nodes rows of g (evaluation
 // mode, every neighbour: no sampling noise) layer by layer, each layer in
 // blocks of at most blockNodes parents, as PyG's layer-wise inference for
-// GraphSAGE: memory holds two node × width matrices and one block's
-// neighbourhood, never a multi-hop one. Every layer but the last runs for
+// GraphSAGE: memory holds the node × width matrices of the layers but the
+// last (one for a two-layer model), one block's neighbourhood, never a
+// multi-hop one, and the logits of rows. Every layer but the last runs for
 // every node; the last for rows only. The result has one row per node of
-// g, rows' filled (the others zero), and is valid until the next call.
+// rows (row i the logits of rows[i]) and is valid until the next call.
 func LayerwiseLogits(t *autodiff.Tape[float32], m BlockModel, g *data.Graph, x data.Features, rows []int32, blockNodes int, lw *Layerwise) (*tensor.Dense[float32], error) {
 	if blockNodes < 1 {
 		return nil, fmt.Errorf("model: layer-wise inference in blocks of %d nodes: need at least 1", blockNodes)
@@ -90,9 +92,12 @@ func LayerwiseLogits(t *autodiff.Tape[float32], m BlockModel, g *data.Graph, x d
 			nodes = rows
 		}
 		w := m.LayerWidth(l)
-		lw.nxt.Reshape(g.N, w)
+		dst := &lw.nxt
 		if l == L-1 {
-			clear(lw.nxt.Data)
+			dst = &lw.out
+			dst.Reshape(len(rows), w)
+		} else {
+			dst.Reshape(g.N, w)
 		}
 		for lo := 0; lo < len(nodes); lo += blockNodes {
 			seeds := nodes[lo:min(lo+blockNodes, len(nodes))]
@@ -108,13 +113,19 @@ func LayerwiseLogits(t *autodiff.Tape[float32], m BlockModel, g *data.Graph, x d
 			}
 			t.Reset()
 			out := m.ForwardBlock(t, l, blk, x, in, false, nil)
+			if l == L-1 {
+				copy(dst.Data[lo*w:], out.Value.Data[:len(seeds)*w])
+				continue
+			}
 			for i, v := range seeds {
-				copy(lw.nxt.Row(int(v)), out.Value.Row(i))
+				copy(dst.Row(int(v)), out.Value.Row(i))
 			}
 		}
-		lw.cur, lw.nxt = lw.nxt, lw.cur
+		if l < L-1 {
+			lw.cur, lw.nxt = lw.nxt, lw.cur
+		}
 	}
-	return &lw.cur, nil
+	return &lw.out, nil
 }
 
 // blockInput holds the per-layer operators of a BlockModel: layer 0's
@@ -141,8 +152,9 @@ func (bi *blockInput) op(l int) *blockOp {
 
 // features points the sparse input at the features of blk's children
 // (row-normalised when asked: a per-row map, so gathering first gives the
-// whole matrix's normalised rows).
-func (bi *blockInput) features(model string, shape Shape, blk sample.Block, x data.Features) *nn.SparseInput[float32] {
+// whole matrix's normalised rows). A pass without gradients (grad false)
+// builds no transposes.
+func (bi *blockInput) features(model string, shape Shape, blk sample.Block, x data.Features, grad bool) *nn.SparseInput[float32] {
 	if x.Cols() != shape.Features {
 		panic(fmt.Sprintf("model: %s: features have %d columns; the model takes %d", model, x.Cols(), shape.Features))
 	}
@@ -150,7 +162,11 @@ func (bi *blockInput) features(model string, shape Shape, blk sample.Block, x da
 	if bi.normalize {
 		data.RowNormalizeInPlace(&bi.feats)
 	}
-	bi.x.Reset(&bi.feats)
+	if grad {
+		bi.x.Reset(&bi.feats)
+	} else {
+		bi.x.ResetForward(&bi.feats)
+	}
 	return &bi.x
 }
 
@@ -187,8 +203,9 @@ const (
 // sampled children, each neighbour's weight scaled by (neighbours /
 // sampled neighbours) so that the row's expected value over the samples
 // is the whole row (the self term is exact). With every neighbour the
-// rows are the whole operator's, the same bits.
-func (bi *blockInput) operator(l int, blk sample.Block, agg int) *tensor.Adjacency[float32] {
+// rows are the whole operator's, the same bits. A pass without gradients
+// (grad false) builds no transpose.
+func (bi *blockInput) operator(l int, blk sample.Block, agg int, grad bool) *tensor.Adjacency[float32] {
 	o := bi.op(l)
 	a := &o.a
 	a.Rows, a.Cols, a.Indptr, a.Indices = blk.Parents, blk.Children, blk.Ptr, blk.Child
@@ -212,7 +229,11 @@ func (bi *blockInput) operator(l int, blk sample.Block, agg int) *tensor.Adjacen
 			a.Data[p] = float32(w)
 		}
 	}
-	o.adj.Reset(a)
+	if grad {
+		o.adj.Reset(a)
+	} else {
+		o.adj.ResetForward(a)
+	}
 	return &o.adj
 }
 

@@ -142,6 +142,24 @@ func TestBlocksMatchFullBatch(t *testing.T) {
 				if i, ok := closeTo(wantAll, logits.Data, 1e-5); !ok {
 					t.Fatalf("blocks of %d: layer-wise logit %d is %v, full batch %v", block, i, logits.Data[i], wantAll[i])
 				}
+				// A subset of the nodes, out of order: its rows only, in its order.
+				some := rand.New(rand.NewPCG(uint64(block), 3)).Perm(ds.Graph.N)[:ds.Graph.N/3]
+				rows := make([]int32, len(some))
+				var want []float32
+				for i, v := range some {
+					rows[i] = int32(v)
+					want = append(want, wantAll[v*C:(v+1)*C]...)
+				}
+				logits, err = model.LayerwiseLogits(&et, m, ds.Graph, ds.X, rows, block, &lw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if logits.Rows != len(rows) {
+					t.Fatalf("blocks of %d: %d rows of logits for %d nodes", block, logits.Rows, len(rows))
+				}
+				if i, ok := closeTo(want, logits.Data, 1e-5); !ok {
+					t.Fatalf("blocks of %d, some nodes: layer-wise logit %d is %v, full batch %v", block, i, logits.Data[i], want[i])
+				}
 			}
 		})
 	}

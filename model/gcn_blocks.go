@@ -30,9 +30,9 @@ func (m *GCN) CheckBlocks() error { return nil }
 func (m *GCN) ForwardBlock(t *autodiff.Tape[float32], l int, blk sample.Block, x data.Features, in *autodiff.Var[float32], training bool, rng *rand.Rand) *autodiff.Var[float32] {
 	bi := &m.blocks
 	bi.normalize = m.cfg.NormalizeFeatures
-	adj := bi.operator(l, blk, aggGCN)
+	adj := bi.operator(l, blk, aggGCN, !t.NoGrad)
 	if l == 0 {
-		xs := bi.features("gcn", m.shape, blk, x).Apply(m.cfg.Dropout, rng, training)
+		xs := bi.features("gcn", m.shape, blk, x, !t.NoGrad).Apply(m.cfg.Dropout, rng, training)
 		return autodiff.ReLUDropout(t, m.conv1.ForwardSparse(t, adj, xs), m.cfg.Dropout, rng, training)
 	}
 	return m.conv2.Forward(t, adj, in)

@@ -53,8 +53,8 @@ func (m *PRCapsNet) ForwardBlock(t *autodiff.Tape[float32], l int, blk sample.Bl
 		if m.cfg.Stem == StemSum {
 			agg = aggSum
 		}
-		xs := bi.features("prcapsnet", m.shape, blk, x).Apply(m.cfg.InputDropout, rng, training)
-		h := autodiff.ReLUDropout(t, m.stem.ForwardSparse(t, bi.operator(0, blk, agg), xs), m.cfg.Dropout, rng, training)
+		xs := bi.features("prcapsnet", m.shape, blk, x, !t.NoGrad).Apply(m.cfg.InputDropout, rng, training)
+		h := autodiff.ReLUDropout(t, m.stem.ForwardSparse(t, bi.operator(0, blk, agg, !t.NoGrad), xs), m.cfg.Dropout, rng, training)
 		h = m.norm.Forward(t, m.proj.Forward(t, h))
 		z = manifold.LogExpO(t, h, beta, m.dims)
 	} else {

@@ -42,6 +42,14 @@ func (s *SparseInput[T]) Reset(x *tensor.CSR[T]) {
 	s.dropSet = false
 }
 
+// ResetForward points s at the features x (not modified) for passes that
+// record no backward (a NoGrad tape): no transpose is built.
+func (s *SparseInput[T]) ResetForward(x *tensor.CSR[T]) {
+	s.rows = false
+	s.clean.ResetForward(x)
+	s.dropSet = false
+}
+
 // rowsMinEntries is the least number of non-zeros for which SparseInput
 // keeps no transpose. Below it the kept transpose is the faster: the
 // backward pass reads the rows of ∂(X·W) that it gathers from cache, and
@@ -67,7 +75,7 @@ func (s *SparseInput[T]) Apply(p float64, rng *rand.Rand, training bool) *tensor
 		x, d := s.clean.A, &s.dropX
 		d.Rows, d.Cols, d.Indptr, d.Indices = x.Rows, x.Cols, x.Indptr, x.Indices
 		if cap(d.Data) < len(x.Data) {
-			d.Data = make([]T, len(x.Data))
+			d.Data = tensor.Regrow(d.Data, len(x.Data))
 		}
 		d.Data = d.Data[:len(x.Data)]
 		if s.rows {

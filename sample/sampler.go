@@ -9,12 +9,13 @@ import (
 )
 
 // Sampler draws neighbour samples from one graph. It holds the scratch of
-// one sample at a time (a node → local id map of the graph's size), so a
-// goroutine that samples needs a Sampler of its own.
+// one sample at a time (a node → local id hash map sized to the largest
+// sample drawn, not to the graph), so a goroutine that samples needs a
+// Sampler of its own.
 type Sampler struct {
 	g       *data.Graph
 	fanouts Fanouts
-	local   []int32 // graph node → local id, −1 outside the batch being drawn
+	local   nodeMap // graph node → local id of the batch being drawn
 	picked  []int32 // the neighbour positions drawn for one node
 	perm    []int32 // partial Fisher–Yates scratch for large fan-outs
 	// loops says that some node of g has a self-loop arc: only then does
@@ -31,15 +32,11 @@ func NewSampler(g *data.Graph, fanouts Fanouts) (*Sampler, error) {
 	if err := fanouts.Validate(); err != nil {
 		return nil, fmt.Errorf("sample: %w", err)
 	}
-	local := make([]int32, g.N)
-	for i := range local {
-		local[i] = -1
-	}
 	loops := false
 	for v := 0; v < g.N && !loops; v++ {
 		_, loops = slices.BinarySearch(g.Src[g.Ptr[v]:g.Ptr[v+1]], int32(v))
 	}
-	return &Sampler{g: g, fanouts: slices.Clone(fanouts), local: local, loops: loops}, nil
+	return &Sampler{g: g, fanouts: slices.Clone(fanouts), loops: loops}, nil
 }
 
 // Fanouts returns the sampler's fan-outs (not to be modified).
@@ -56,19 +53,15 @@ func (s *Sampler) Sample(b *Batch, seeds []int32, rng *rand.Rand) error {
 	g := s.g
 	L := len(s.fanouts)
 	b.Nodes = b.Nodes[:0]
-	defer func() { // leave the map clean for the next batch, also on error
-		for _, v := range b.Nodes {
-			s.local[v] = -1
-		}
-	}()
+	s.local.reset()
 	for _, v := range seeds {
 		if v < 0 || int(v) >= g.N {
 			return fmt.Errorf("sample: seed %d outside the graph's %d nodes", v, g.N)
 		}
-		if s.local[v] >= 0 {
+		if s.local.get(v) >= 0 {
 			return fmt.Errorf("sample: seed %d appears twice", v)
 		}
-		s.local[v] = int32(len(b.Nodes))
+		s.local.put(v, int32(len(b.Nodes)))
 		b.Nodes = append(b.Nodes, v)
 	}
 	b.Hops = append(b.Hops[:0], len(seeds))
@@ -95,10 +88,10 @@ func (s *Sampler) Sample(b *Batch, seeds []int32, rng *rand.Rand) error {
 					p++ // skip v itself
 				}
 				u := nb[p]
-				id := s.local[u]
+				id := s.local.get(u)
 				if id < 0 {
 					id = int32(len(b.Nodes))
-					s.local[u] = id
+					s.local.put(u, id)
 					b.Nodes = append(b.Nodes, u)
 				}
 				b.Child = append(b.Child, id)

@@ -143,9 +143,12 @@ func sampleStructure(t *testing.T, g *data.Graph) {
 					t.Fatal(err)
 				}
 				checkBatch(t, g, seeds, f, &b)
-				for _, l := range s.local {
-					if l != -1 {
-						t.Fatal("the node map is not reset after a sample")
+				if s.local.n != len(b.Nodes) {
+					t.Fatalf("the node map holds %d nodes, the batch %d", s.local.n, len(b.Nodes))
+				}
+				for i, v := range b.Nodes {
+					if got := s.local.get(v); got != int32(i) {
+						t.Fatalf("node %d maps to %d, not its local id %d", v, got, i)
 					}
 				}
 			}

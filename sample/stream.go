@@ -3,7 +3,6 @@ package sample
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/prcaps/prcaps/data"
 )
@@ -37,8 +36,10 @@ type StreamConfig struct {
 }
 
 // NewStream starts drawing the batches of cfg.Epochs epochs over the seed
-// nodes (distinct nodes of g). Close must be called when done with it,
-// also after an early stop.
+// nodes (distinct nodes of g). nodes is read, not copied, until Close
+// returns, and must not be modified meanwhile: the stream's own storage is
+// one shuffled order of the nodes, not two copies. Close must be called
+// when done with it, also after an early stop.
 func NewStream(g *data.Graph, nodes []int32, cfg StreamConfig) (*Stream, error) {
 	if cfg.BatchNodes < 1 {
 		return nil, fmt.Errorf("sample: batch of %d nodes: need at least 1", cfg.BatchNodes)
@@ -67,7 +68,7 @@ func NewStream(g *data.Graph, nodes []int32, cfg StreamConfig) (*Stream, error) 
 	for range cfg.Depth + 2 {
 		st.free <- &Batch{}
 	}
-	go st.produce(s, slices.Clone(nodes), cfg)
+	go st.produce(s, nodes, cfg)
 	return st, nil
 }
 

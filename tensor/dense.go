@@ -72,6 +72,19 @@ func (m *Dense[T]) Reshape(r, c int) {
 	m.Rows, m.Cols = r, c
 }
 
+// ReshapeGrow is Reshape for a buffer whose sizes vary from call to call
+// (a mini-batch's): when it must grow it gets a quarter more capacity
+// than asked (Regrow), so that the next slightly larger batch finds room
+// instead of allocating again.
+func (m *Dense[T]) ReshapeGrow(r, c int) {
+	n := r * c
+	if cap(m.Data) < n {
+		m.Data = Regrow(m.Data, n)
+	}
+	m.Data = m.Data[:n]
+	m.Rows, m.Cols = r, c
+}
+
 // Zero sets every element to 0.
 func (m *Dense[T]) Zero() { clear(m.Data) }
 

@@ -18,6 +18,19 @@ func Make[E any](n int) []E {
 	return b
 }
 
+// Regrow returns a zeroed buffer of length n to replace b, which is too
+// short for n. A buffer that already held something (cap(b) > 0) and must
+// grow is one whose sizes vary from call to call, as a mini-batch's do: it
+// gets a quarter more capacity than asked, so that the next slightly
+// larger batch finds room instead of allocating again. A fixed-size
+// workload (full batch) allocates each buffer once, at its exact size.
+func Regrow[E any](b []E, n int) []E {
+	if cap(b) == 0 {
+		return Make[E](n)
+	}
+	return Make[E](n + n/4)[:n]
+}
+
 // hugePage is the size of an x86-64 and arm64 transparent huge page; the
 // advice covers the whole such pages inside a buffer.
 const hugePage = 2 << 20

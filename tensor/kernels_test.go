@@ -1006,3 +1006,29 @@ func TestTransposeInto(t *testing.T) {
 		}
 	}
 }
+
+// ResetForward keeps no transpose, and a Reset after it rebuilds the
+// transpose in the storage it had before.
+func TestAdjacencyResetForward(t *testing.T) {
+	a := CSRFromDense(FromRows([][]float64{{1, 2, 0}, {5, 0, 3}, {0, 3, 4}}))
+	b := CSRFromDense(FromRows([][]float64{{0, 7, 0}, {1, 0, 0}, {2, 3, 0}}))
+	var g Adjacency[float64]
+	g.Reset(a)
+	kept := g.AT
+	g.ResetForward(b)
+	if g.A != b || g.AT != nil {
+		t.Fatal("ResetForward kept a transpose")
+	}
+	g.Reset(a)
+	if g.AT != kept {
+		t.Error("Reset after ResetForward did not reuse the transpose's storage")
+	}
+	closeSlices(t, "transpose after ResetForward", g.AT.ToDense().Data, transposeDense(a.ToDense()).Data)
+	g.ResetFixed(CSRFromDense(FromRows([][]float64{{1, 2}, {2, 1}})))
+	g.ResetForward(b)
+	g.Reset(b)
+	if g.AT == g.A || g.AT == nil {
+		t.Fatal("Reset after a fixed operator and ResetForward shares the operator")
+	}
+	closeSlices(t, "transpose after a fixed operator", g.AT.ToDense().Data, transposeDense(b.ToDense()).Data)
+}

@@ -469,7 +469,7 @@ func (m *CSR[T]) TransposeInto(t *CSR[T], perm *[]int32) {
 	clear(t.Indptr)
 	t.Indices = growInt32(t.Indices, nnz)
 	if cap(t.Data) < nnz {
-		t.Data = make([]T, nnz)
+		t.Data = Regrow(t.Data, nnz)
 	}
 	t.Data = t.Data[:nnz]
 	*perm = growInt32(*perm, nnz)
@@ -499,7 +499,7 @@ func (m *CSR[T]) TransposeInto(t *CSR[T], perm *[]int32) {
 
 func growInt32(b []int32, n int) []int32 {
 	if cap(b) < n {
-		return Make[int32](n)
+		return Regrow(b, n)
 	}
 	return b[:n]
 }
@@ -524,6 +524,9 @@ type Adjacency[T Float] struct {
 	AT *CSR[T] // Aᵀ, sources × targets
 	// perm maps AT's entries to A's: AT.Data[q] = A.Data[perm[q]].
 	perm []int32
+	// spare keeps the transpose's storage while ResetForward has set AT
+	// to nil, for the next Reset to reuse.
+	spare *CSR[T]
 }
 
 // NewAdjacency pairs a with its transpose. a is shared, not copied.
@@ -536,11 +539,25 @@ func NewAdjacency[T Float](a *CSR[T]) *Adjacency[T] {
 // Reset pairs g with a (shared, not copied), rebuilding the transpose into
 // g's storage; a zero Adjacency is ready for Reset.
 func (g *Adjacency[T]) Reset(a *CSR[T]) {
+	if g.AT == nil && g.spare != nil { // after ResetForward
+		g.AT, g.spare = g.spare, nil
+	}
 	if g.AT == nil || g.AT == g.A { // none yet, or the operator itself (ResetFixed)
 		g.AT = &CSR[T]{}
 	}
 	g.A = a
 	a.TransposeInto(g.AT, &g.perm)
+}
+
+// ResetForward pairs g with a (shared, not copied) and keeps no transpose:
+// for passes that record no backward (a NoGrad tape), which never read AT.
+// Building the transpose costs as much as a product with a; an evaluation
+// pass over many small blocks would pay it once per block for nothing.
+func (g *Adjacency[T]) ResetForward(a *CSR[T]) {
+	if g.AT != nil && g.AT != g.A {
+		g.spare = g.AT
+	}
+	g.A, g.AT, g.perm = a, nil, g.perm[:0]
 }
 
 // ResetFixed is Reset for an operator whose values do not change while g
@@ -590,7 +607,7 @@ func (g *Adjacency[T]) ResetLike(a *CSR[T], like *Adjacency[T]) {
 	t := like.AT
 	data := g.AT.Data
 	if cap(data) < len(t.Data) {
-		data = make([]T, len(t.Data))
+		data = Regrow(data, len(t.Data))
 	}
 	*g.AT = CSR[T]{Rows: t.Rows, Cols: t.Cols, Indptr: t.Indptr, Indices: t.Indices, Data: data[:len(t.Data)]}
 	g.perm = like.perm

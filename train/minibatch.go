@@ -3,6 +3,7 @@ package train
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -61,8 +62,12 @@ type blockTrainer struct {
 	y        []int32 // the batch's labels
 	batchLab autodiff.Labels
 	lw       model.Layerwise
-	evalRows []int32
-	blocks   int
+	// evalRows are the validation then the test nodes, whose logits
+	// layer-wise inference computes (in that order), and valLab and
+	// testLab their labels: no per-node copy of the graph's labels.
+	evalRows        []int32
+	valLab, testLab autodiff.Labels
+	blocks          int
 }
 
 // trainNodeSampled is the mini-batch loop: the run's batches come from a
@@ -82,11 +87,18 @@ func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split,
 	if len(smp.Fanout) != bm.Depth() {
 		return Result{}, fmt.Errorf("train: fan-outs %v: the model has %d message-passing layers, so needs %d fan-outs", smp.Fanout, bm.Depth(), bm.Depth())
 	}
-	nt, err := newNodeTrainer(m, ds, split, cfg, seed)
+	nt, err := newTrainer(m, ds, split, cfg, seed, false)
 	if err != nil {
 		return Result{}, err
 	}
-	tr := &blockTrainer{nodeTrainer: nt, bm: bm, evalRows: append(append([]int32(nil), split.Val...), split.Test...), blocks: smp.BatchNodes}
+	tr := &blockTrainer{nodeTrainer: nt, bm: bm, evalRows: slices.Concat(split.Val, split.Test), blocks: smp.BatchNodes}
+	tr.tape.Grow = true // batches vary in size
+	if err := tr.valLab.Set(gatherLabels(ds.Y, split.Val), ds.NumClasses); err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
+	if err := tr.testLab.Set(gatherLabels(ds.Y, split.Test), ds.NumClasses); err != nil {
+		return Result{}, fmt.Errorf("train: %w", err)
+	}
 	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: cfg.Epochs, Seed: seed})
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
@@ -185,11 +197,24 @@ func (tr *blockTrainer) evaluateBlocks(e *Epoch) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("train: evaluation: %w", err)
 	}
+	// logits holds the validation rows, then the test rows.
+	nv, C := len(tr.split.Val), logits.Cols
+	val := tensor.Dense[float32]{Rows: nv, Cols: C, Data: logits.Data[:nv*C]}
+	test := tensor.Dense[float32]{Rows: logits.Rows - nv, Cols: C, Data: logits.Data[nv*C:]}
 	t.Reset()
-	vl := autodiff.SoftmaxCrossEntropy(t, autodiff.NewVar(logits, false), tr.labels, tr.split.Val)
-	e.ValAcc = autodiff.Accuracy(logits, tr.labels, tr.split.Val)
-	e.TestAcc = autodiff.Accuracy(logits, tr.labels, tr.split.Test)
+	vl := autodiff.SoftmaxCrossEntropy(t, autodiff.NewVar(&val, false), tr.valLab, nil)
+	e.ValAcc = autodiff.Accuracy(&val, tr.valLab, nil)
+	e.TestAcc = autodiff.Accuracy(&test, tr.testLab, nil)
 	return float64(vl.Value.Data[0]), nil
+}
+
+// gatherLabels returns y's labels of the nodes rows.
+func gatherLabels(y, rows []int32) []int32 {
+	out := make([]int32, len(rows))
+	for i, r := range rows {
+		out[i] = y[r]
+	}
+	return out
 }
 
 // SampledSteps takes steps optimiser steps of m's sampled mini-batch
@@ -214,11 +239,12 @@ func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg
 	if !ok {
 		return nil, nil, fmt.Errorf("train: the model does not train on sampled neighbourhoods (prcapsnet and gcn do)")
 	}
-	nt, err := newNodeTrainer(m, ds, split, cfg, seed)
+	nt, err := newTrainer(m, ds, split, cfg, seed, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	tr := &blockTrainer{nodeTrainer: nt, bm: bm}
+	tr.tape.Grow = true // batches vary in size
 	per := (len(split.Train) + smp.BatchNodes - 1) / smp.BatchNodes
 	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: (steps + per - 1) / per, Seed: seed})
 	if err != nil {

@@ -154,6 +154,14 @@ type nodeTrainer struct {
 }
 
 func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64) (*nodeTrainer, error) {
+	return newTrainer(m, ds, split, cfg, seed, true)
+}
+
+// newTrainer is newNodeTrainer; without full, for mini-batch training,
+// it keeps no per-node state (no label copy of the graph's size, no
+// evaluation rows): a sampled run reads the labels of each batch's seeds
+// and keeps its own of the evaluation nodes.
+func newTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, full bool) (*nodeTrainer, error) {
 	for _, set := range [][]int32{split.Train, split.Val, split.Test} {
 		for _, v := range set {
 			if v < 0 || int(v) >= len(ds.Y) || ds.Y[v] < 0 {
@@ -165,9 +173,12 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 		return nil, fmt.Errorf("train: %s: the split has %d training, %d validation and %d test nodes: each needs at least one",
 			ds.Name, len(split.Train), len(split.Val), len(split.Test))
 	}
-	labels, err := NodeLabels(ds.Y, ds.NumClasses)
-	if err != nil {
-		return nil, err
+	var labels autodiff.Labels
+	if full {
+		var err error
+		if labels, err = NodeLabels(ds.Y, ds.NumClasses); err != nil {
+			return nil, err
+		}
 	}
 	l, err := newLearner(m.Groups(), cfg, seed)
 	if err != nil {
@@ -175,7 +186,7 @@ func newNodeTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, c
 	}
 	tr := &nodeTrainer{learner: l, m: m, ds: ds, split: split, labels: labels}
 	tr.tape.ReleaseGrads = true // the step reads only parameter gradients
-	if tr.rows, _ = m.(model.RowsForwarder); tr.rows != nil {
+	if tr.rows, _ = m.(model.RowsForwarder); tr.rows != nil && full {
 		tr.evalRows = slices.Concat(split.Val, split.Test)
 	}
 	return tr, nil
