@@ -11,31 +11,6 @@ import (
 	"github.com/prcaps/prcaps/tensor"
 )
 
-// RoutingKind selects the routing algorithm of a capsule layer.
-type RoutingKind int
-
-const (
-	// ACR is adaptive curvature routing (paper §"Adaptive Curvature
-	// Routing"): K perspectives with their own curvatures β_k, fused by the
-	// curvature-aware gates of Eq. (gating_weights_new).
-	ACR RoutingKind = iota
-	// PCR is pseudo-Riemannian capsule routing (paper §"Pseudo-Riemannian
-	// Capsule Routing"): one perspective (K = 1), no gates (γ ≡ 1), and the
-	// network's shared curvature β for the wrap of the predictions.
-	PCR
-)
-
-// String returns "acr" or "pcr".
-func (k RoutingKind) String() string {
-	switch k {
-	case ACR:
-		return "acr"
-	case PCR:
-		return "pcr"
-	}
-	return fmt.Sprintf("RoutingKind(%d)", int(k))
-}
-
 // Coupling selects the set over which the coupling coefficients c_ij are
 // normalised (DESIGN §5 step 3).
 type Coupling int
@@ -112,8 +87,9 @@ func (p PredictionInit) String() string {
 type RoutingConfig struct {
 	// Dims is the capsule manifold Q_{s,t} of children and parents.
 	Dims manifold.Dims
-	// Kind is ACR (default) or PCR.
-	Kind RoutingKind
+	// Kind is ACR (default) or PCR for a Routing layer; NewLayer also
+	// builds the other kinds from this configuration.
+	Kind Kind
 	// K is the number of perspectives (ACR, 1 … 64; PCR uses 1).
 	K int
 	// Iters is the number of routing iterations T.
@@ -241,7 +217,7 @@ func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand
 	case cfg.Dims.S < 0 || cfg.Dims.T < 1 || cfg.Dims.T > maxPredictT:
 		return nil, fmt.Errorf("capsule: routing %s: invalid manifold dims s=%d t=%d (need s ≥ 0, 1 ≤ t ≤ %d)", name, cfg.Dims.S, cfg.Dims.T, maxPredictT)
 	case cfg.Kind != ACR && cfg.Kind != PCR:
-		return nil, fmt.Errorf("capsule: routing %s: unknown %v", name, cfg.Kind)
+		return nil, fmt.Errorf("capsule: routing %s: %v is not a routing on the manifold (NewLayer builds every kind)", name, cfg.Kind)
 	case cfg.K < 1 || cfg.K > maxGateK:
 		return nil, fmt.Errorf("capsule: routing %s: K = %d perspectives, need 1 … %d", name, cfg.K, maxGateK)
 	case cfg.Iters < 1:

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"slices"
+
+	"github.com/prcaps/prcaps/capsule"
 )
 
 // The configuration enums of this package are small integers whose zero
@@ -67,28 +69,25 @@ func (s Stem) String() string                { return enumName(stemNames, s) }
 func (s Stem) MarshalText() ([]byte, error)  { return enumText("stem", stemNames, s) }
 func (s *Stem) UnmarshalText(b []byte) error { return enumParse("stem", stemNames, b, s) }
 
-// Routing is what PR-CapsNet's capsule layers do.
-type Routing uint8
+// Routing is what PR-CapsNet's capsule layers do: capsule.Kind, whose
+// values and names (acr, pcr, euclidean, none) the command line and the
+// checkpoints use.
+type Routing = capsule.Kind
 
+// The routing kinds, as PR-CapsNet's configuration names them.
 const (
 	// RoutingACR is adaptive curvature routing (default; paper Algorithm 1).
-	RoutingACR Routing = iota
+	RoutingACR = capsule.ACR
 	// RoutingPCR is pseudo-Riemannian routing with one perspective and no
 	// gates.
-	RoutingPCR
+	RoutingPCR = capsule.PCR
 	// RoutingEuclidean is classic dynamic routing in R^d, no manifold (the
 	// "Caps only" ablation; node network only).
-	RoutingEuclidean
+	RoutingEuclidean = capsule.Euclidean
 	// RoutingNone replaces routing by a tangent-space GCN layer (the "PR
 	// only" ablation; node network only).
-	RoutingNone
+	RoutingNone = capsule.NoRouting
 )
-
-var routingNames = []string{"acr", "pcr", "euclidean", "none"}
-
-func (r Routing) String() string                { return enumName(routingNames, r) }
-func (r Routing) MarshalText() ([]byte, error)  { return enumText("routing", routingNames, r) }
-func (r *Routing) UnmarshalText(b []byte) error { return enumParse("routing", routingNames, b, r) }
 
 // Classifier is PR-CapsNet's output layer.
 type Classifier uint8

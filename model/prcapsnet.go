@@ -43,9 +43,8 @@ type PRCapsNet struct {
 	norm *nn.LayerNorm[float32]
 	rho  *autodiff.Var[float32] // the network's curvature β = −softplus(ρ) − 1e-4
 
-	acr  []*capsule.Routing[float32]
-	eucl []*capsule.EuclideanRouting[float32]
-	tgcn []*capsule.TangentGCN[float32]
+	// layers are the L capsule layers, all of cfg.Routing's kind.
+	layers []capsule.Layer[float32]
 
 	prcc    *capsule.PRCC[float32]
 	tangent *capsule.TangentLinear[float32] // the "Linear" classifier variant: Linear(loĝ_o(v))
@@ -84,21 +83,11 @@ func NewPRCapsNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsNet, error
 		rho:   manifold.NewCurvatureParam[float32]("beta", -1),
 	}
 	for l := 0; l < cfg.Layers; l++ {
-		name := fmt.Sprintf("routing%d", l)
-		switch cfg.Routing {
-		case RoutingACR, RoutingPCR:
-			r, err := capsule.NewRouting[float32](name, cfg.routingConfig(false), rng)
-			if err != nil {
-				return nil, err
-			}
-			m.acr = append(m.acr, r)
-		case RoutingEuclidean:
-			ec := capsule.DefaultEuclideanRoutingConfig()
-			ec.Iters, ec.DetachB, ec.Coupling = cfg.Iters, cfg.DetachB, cfg.Coupling
-			m.eucl = append(m.eucl, capsule.NewEuclideanRouting[float32](name, d, ec, rng))
-		case RoutingNone:
-			m.tgcn = append(m.tgcn, capsule.NewTangentGCN[float32](name, dims, rng))
+		layer, err := capsule.NewLayer[float32](fmt.Sprintf("routing%d", l), cfg.routingConfig(false), rng)
+		if err != nil {
+			return nil, err
 		}
+		m.layers = append(m.layers, layer)
 	}
 	switch {
 	case cfg.Classifier == ClassifierPRCC:
@@ -172,9 +161,10 @@ func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Fe
 	h = autodiff.ReLUDropout(t, m.stem.ForwardSparse(t, &m.in.adj, xs), m.cfg.Dropout, rng, training)
 	h = m.norm.Forward(t, m.proj.Forward(t, h)) // primary capsules, in the tangent space at o
 
-	if m.eucl != nil { // Caps only: classic routing in R^d, no manifold
-		for _, r := range m.eucl {
-			h = r.Forward(t, h, &m.in.lk)
+	graph := capsule.Graph[float32]{Links: &m.in.lk, Adj: &m.in.adj}
+	if !m.cfg.Routing.OnManifold() { // Caps only: classic routing in R^d, no manifold
+		for _, r := range m.layers {
+			h = r.ForwardLayer(t, h, nil, graph)
 		}
 		if m.linear != nil {
 			return h, nil, nil, nil
@@ -182,20 +172,28 @@ func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Fe
 	}
 	beta = manifold.Beta(t, m.rho)
 	z = manifold.LogExpO(t, h, beta, m.dims)
-	for i, r := range m.acr {
-		lk := &m.in.lk
-		// Coupling over each child's parents would normalise over fewer
-		// parents without the others' links: only the default coupling
-		// over children leaves the rows' values as they are.
-		if i == len(m.acr)-1 && len(m.tgcn) == 0 && m.cfg.Coupling == capsule.CouplingOverChildren {
-			lk, place = m.in.rowLinks(rows)
-		}
-		z = r.ForwardTangent(t, z, beta, lk)
+	if !m.cfg.Routing.OnManifold() {
+		return h, z, beta, nil
 	}
-	for _, g := range m.tgcn {
-		z = g.ForwardTangent(t, z, beta, &m.in.adj)
+	for i, r := range m.layers {
+		g := graph
+		// The last routing layer routes to the rows' parents only. Coupling
+		// over each child's parents would normalise over fewer parents
+		// without the others' links: only the default coupling over
+		// children leaves the rows' values as they are.
+		if i == len(m.layers)-1 && m.routesOverLinks() && m.cfg.Coupling == capsule.CouplingOverChildren {
+			g.Links, place = m.in.rowLinks(rows)
+		}
+		z = r.ForwardLayer(t, z, beta, g)
 	}
 	return h, z, beta, place
+}
+
+// routesOverLinks reports whether the capsule layers route on the manifold
+// over the links (ACR, PCR): the layers whose last one may route to some
+// parents only, and that run over sampled blocks.
+func (m *PRCapsNet) routesOverLinks() bool {
+	return m.cfg.Routing == RoutingACR || m.cfg.Routing == RoutingPCR
 }
 
 // Groups returns the weights (decayed) and the curvatures (not decayed;
@@ -204,15 +202,9 @@ func (m *PRCapsNet) Groups() []optim.Group[float32] {
 	weights := append(m.stem.Params(), m.proj.Params()...)
 	weights = append(weights, m.norm.Params()...)
 	curv := []*autodiff.Var[float32]{m.rho}
-	for _, r := range m.acr {
+	for _, r := range m.layers {
 		weights = append(weights, r.Params()...)
 		curv = append(curv, r.CurvatureParams()...)
-	}
-	for _, r := range m.eucl {
-		weights = append(weights, r.Params()...)
-	}
-	for _, g := range m.tgcn {
-		weights = append(weights, g.Params()...)
 	}
 	switch {
 	case m.prcc != nil:

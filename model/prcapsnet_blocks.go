@@ -18,7 +18,7 @@ import (
 // neighbour gives each parent the value of the full-batch pass.
 
 // Depth is the stem plus the routing layers.
-func (m *PRCapsNet) Depth() int { return 1 + len(m.acr) }
+func (m *PRCapsNet) Depth() int { return 1 + len(m.layers) }
 
 // LayerWidth is the capsules' tangent dimension, the classes at the end.
 func (m *PRCapsNet) LayerWidth(l int) int {
@@ -33,7 +33,7 @@ func (m *PRCapsNet) LayerWidth(l int) int {
 // form here, and the coupling over each child's parents would normalise
 // over the block's parents only.
 func (m *PRCapsNet) CheckBlocks() error {
-	if len(m.acr) == 0 {
+	if !m.routesOverLinks() {
 		return fmt.Errorf("prcapsnet: sampled training needs routing acr or pcr, not %s", m.cfg.Routing)
 	}
 	if m.cfg.Coupling != capsule.CouplingOverChildren {
@@ -58,7 +58,7 @@ func (m *PRCapsNet) ForwardBlock(t *autodiff.Tape[float32], l int, blk sample.Bl
 		h = m.norm.Forward(t, m.proj.Forward(t, h))
 		z = manifold.LogExpO(t, h, beta, m.dims)
 	} else {
-		z = m.acr[l-1].ForwardTangent(t, in, beta, bi.links(l, blk))
+		z = m.layers[l-1].ForwardLayer(t, in, beta, capsule.Graph[float32]{Links: bi.links(l, blk)})
 	}
 	if l < m.Depth()-1 {
 		return z

@@ -160,8 +160,9 @@ func (c PRCapsConfig) routingConfig(graphLevel bool) capsule.RoutingConfig {
 	rc.Dims, rc.K, rc.Iters, rc.Activation, rc.DetachB = c.Dims(), c.K, c.Iters, c.Activation, c.DetachB
 	rc.NoC, rc.NoA, rc.NoR = c.NoC, c.NoA, c.NoR
 	rc.Coupling = c.Coupling
+	rc.Kind = c.Routing
 	if c.Routing == RoutingPCR {
-		rc.Kind, rc.K = capsule.PCR, 1
+		rc.K = 1
 	}
 	rc.Init = capsule.InitNearIdentity
 	if c.RoutingInit == InitTorch || (graphLevel && c.RoutingInit == InitTorchGraph) {

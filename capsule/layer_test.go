@@ -1,0 +1,58 @@
+package capsule
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/prcaps/prcaps/manifold"
+)
+
+// Every kind prints and parses as its command-line name, NewLayer builds
+// the layer of each kind with the kind's parameters, and an unknown kind or
+// name is an error.
+func TestNewLayerKinds(t *testing.T) {
+	cfg := DefaultRoutingConfig()
+	cfg.Dims = manifold.Dims{S: 2, T: 1}
+	for _, tc := range []struct {
+		kind Kind
+		name string
+		curv bool // has curvatures of its own
+	}{{ACR, "acr", true}, {PCR, "pcr", false}, {Euclidean, "euclidean", false}, {NoRouting, "none", false}} {
+		var parsed Kind
+		if err := parsed.UnmarshalText([]byte(tc.name)); err != nil || parsed != tc.kind || tc.kind.String() != tc.name {
+			t.Errorf("%v: parsed %v, %v", tc.name, parsed, err)
+		}
+		c := cfg
+		c.Kind = tc.kind
+		if tc.kind == PCR {
+			c.K = 1
+		}
+		l, err := NewLayer[float32]("l", c, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatalf("%v: %v", tc.kind, err)
+		}
+		if l.Kind() != tc.kind || len(l.Params()) == 0 || (len(l.CurvatureParams()) > 0) != tc.curv {
+			t.Errorf("%v: a %T of kind %v, %d params, %d curvatures", tc.kind, l, l.Kind(), len(l.Params()), len(l.CurvatureParams()))
+		}
+		if tc.kind.OnManifold() == (tc.kind == Euclidean) {
+			t.Errorf("%v: OnManifold %v", tc.kind, tc.kind.OnManifold())
+		}
+	}
+	var k Kind
+	if err := k.UnmarshalText([]byte("caps")); err == nil || !strings.Contains(err.Error(), "want acr, pcr, euclidean or none") {
+		t.Errorf("unknown name: %v", err)
+	}
+	c := cfg
+	c.Kind = Kind(9)
+	if l, err := NewLayer[float32]("l", c, rand.New(rand.NewPCG(1, 2))); err == nil || l != nil {
+		t.Errorf("unknown kind: %v, %v", l, err)
+	}
+	c.Kind, c.Iters = ACR, -1
+	if l, err := NewLayer[float32]("l", c, rand.New(rand.NewPCG(1, 2))); err == nil || l != nil {
+		t.Errorf("invalid routing: a non-nil %T with %v", l, err)
+	}
+	if _, err := Kind(9).MarshalText(); err == nil {
+		t.Error("MarshalText of an invalid kind")
+	}
+}
