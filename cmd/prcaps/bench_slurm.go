@@ -50,14 +50,6 @@ func runSlurm(f benchFlags, memory func(b *experiment.Bench, runsAtOnce int) (in
 	if err != nil {
 		return err
 	}
-	outDir, err := filepath.Abs(f.slurmDir)
-	if err != nil {
-		return err
-	}
-	logDir := filepath.Join(outDir, "logs")
-	if err := os.MkdirAll(logDir, 0o755); err != nil {
-		return fmt.Errorf("--slurm-dir: %w", err)
-	}
 	b, err := experiment.NewBench(f.opt, nil)
 	if err != nil {
 		return err
@@ -71,23 +63,17 @@ func runSlurm(f benchFlags, memory func(b *experiment.Bench, runsAtOnce int) (in
 	if err != nil {
 		return err
 	}
-	args := append([]string{exe, "bench"}, f.jobArgs...)
-	merge := append(append([]string{}, args...), "--log-only", "--log="+logDir)
-	if f.out != "" {
-		out, err := filepath.Abs(f.out)
-		if err != nil {
-			return err
-		}
-		merge = append(merge, "--out="+out)
+	job, err := slurm.NewBenchJob(exe, wd, f.slurmDir, f.out, f.jobArgs, f.slurm, cpus, mem, mergeMem, f.sbatch)
+	if err != nil {
+		return fmt.Errorf("--slurm-dir: %w", err)
 	}
-	job := slurm.Job{Name: "prcaps-bench", Dir: wd, OutDir: outDir, LogDir: logDir, Tasks: f.slurm,
-		Task: args, Merge: merge, CPUsPerTask: cpus, MemMB: mib(mem), MergeMemMB: mib(mergeMem), Options: f.sbatch}
+	outDir := job.OutDir
 	arrayPath, mergePath, err := job.Write()
 	if err != nil {
 		return usagef("--sbatch: %v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d tasks, %d CPU(s) and %d MiB each by the bench's memory estimate) and %s (the merge, %d MiB)\n",
-		arrayPath, f.slurm, cpus, mib(mem), mergePath, mib(mergeMem))
+		arrayPath, f.slurm, cpus, job.MemMB, mergePath, job.MergeMemMB)
 	if !f.submit {
 		fmt.Fprintf(stdout, "submit with: jid=$(sbatch --parsable %s) && sbatch --dependency=afterok:$jid --kill-on-invalid-dep=yes %s\n", arrayPath, mergePath)
 		return nil
@@ -101,6 +87,3 @@ func runSlurm(f benchFlags, memory func(b *experiment.Bench, runsAtOnce int) (in
 	fmt.Fprintf(stdout, "a failed task reruns with its own command and resumes from its log: jid=$(sbatch --parsable --array=<I> %s) && sbatch --dependency=afterok:$jid %s\n", arrayPath, mergePath)
 	return nil
 }
-
-// mib is n bytes in MiB, rounded up.
-func mib(n int64) int64 { return (n + 1<<20 - 1) >> 20 }

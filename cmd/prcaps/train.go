@@ -432,7 +432,7 @@ func otherModelsOption(err error, chosen string) error {
 	}
 	var owners []string
 	for _, s := range model.Specs() {
-		if hasOption(s.Default(), name) && !slices.Contains(owners, s.Name) {
+		if _, has := option.RangeOf(s.Default(), name); has && !slices.Contains(owners, s.Name) {
 			owners = append(owners, s.Name)
 		}
 	}
@@ -440,9 +440,4 @@ func otherModelsOption(err error, chosen string) error {
 		return err
 	}
 	return usagef("--%s does not apply to %s: it is an option of %s (see prcaps train --model %s -h)", name, chosen, strings.Join(owners, ", "), owners[0])
-}
-
-// hasOption reports whether cfg has an option called name.
-func hasOption(cfg any, name string) bool {
-	return slices.ContainsFunc(option.List(cfg), func(o option.Option) bool { return o.Name == name })
 }
