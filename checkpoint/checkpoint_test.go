@@ -67,24 +67,24 @@ func trainModel(t *testing.T, ds *data.Dataset, name string) (*checkpoint.Checkp
 	tc.Epochs = 4
 	var ck *checkpoint.Checkpoint
 	var want []float32
-	onModel := func(_ int, r train.Result, m model.Model) {
+	onModel := train.ModelFunc(func(_ int, r train.Result, m model.Model) {
 		ck = checkpoint.New(m, name, cfg, ds, tc, r)
 		if ds.Task == data.GraphTask {
 			want = graphLogits(t, m, ds)
 		} else {
 			want = nodeLogits(m, ds)
 		}
-	}
+	})
 	if ds.Task == data.GraphTask {
 		build := func(seed uint64) (model.GraphModel, error) {
 			return model.NewGraph(name, cfg, model.GraphShape(ds.Graph), seed)
 		}
-		_, err = train.RunGraphProtocol(ds.Graph, build, train.GraphProtocol{Folds: 10, OnlyFolds: 1, OnModel: onModel}, tc, nil, nil)
+		_, err = train.RunGraphProtocol(ds.Graph, build, train.GraphProtocol{Folds: 10, OnlyFolds: 1}, tc, onModel)
 	} else {
 		build := func(seed uint64) (model.NodeModel, error) {
 			return model.NewNode(name, cfg, model.NodeShape(ds.Node), seed)
 		}
-		_, err = train.RunNodeProtocol(ds.Node, build, train.NodeProtocol{Seeds: 1, OnModel: onModel}, tc, nil, nil)
+		_, err = train.RunNodeProtocol(ds.Node, build, train.NodeProtocol{Seeds: 1}, tc, onModel)
 	}
 	if err != nil || ck == nil {
 		t.Fatalf("training: %v (checkpoint %v)", err, ck != nil)

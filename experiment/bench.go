@@ -636,7 +636,7 @@ func (b *Bench) runVariant(t Table, v Variant, mc model.Config, tc train.Config,
 		return sum, origins, err
 	}
 	if b.opt.Log != "" {
-		b.logRuns(&run.OnRun, key, logLabel, ds.Fingerprint(), 0)
+		b.logRuns(&run.Observer, key, logLabel, ds.Fingerprint(), 0)
 	}
 	sum, err := run.Do()
 	b.runs++

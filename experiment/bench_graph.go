@@ -273,19 +273,15 @@ func (b *Bench) resume(job *train.GraphJob, key, label, data string) map[string]
 		}
 		b.progress.Line("%s: %d fold(s) read from %s", label, len(done), b.logName())
 	}
-	b.logRuns(&job.OnRun, key, label, data, 0)
+	b.logRuns(&job.Observer, key, label, data, 0)
 	return origins
 }
 
-// logRuns has the hook onRun (called one run at a time) also append each
-// finished run to the fold log as run first+i of the cell (key, label),
-// and keep it in the bench's map of logged folds.
-func (b *Bench) logRuns(onRun *func(int, train.Result), key, label, data string, first int) {
-	next := *onRun
-	*onRun = func(i int, r train.Result) {
-		if next != nil {
-			next(i, r)
-		}
+// logRuns has the observer obs (called one run at a time) also append
+// each finished run to the fold log as run first+i of the cell (key,
+// label), and keep it in the bench's map of logged folds.
+func (b *Bench) logRuns(obs *train.Observer, key, label, data string, first int) {
+	*obs = train.Observers(*obs, train.RunFunc(func(i int, r train.Result) {
 		rec := foldRecord{Cell: key, Label: label, Fold: first + i, Result: r, Commit: buildCommit(), CPU: machineCPU(), Data: data}
 		if err := appendLog(b.opt.Log, rec); err != nil && b.logErr == nil {
 			b.logErr = err
@@ -295,7 +291,7 @@ func (b *Bench) logRuns(onRun *func(int, train.Result), key, label, data string,
 		}
 		b.logged[key][first+i] = loggedFold{r, rec.Commit, rec.CPU}
 		b.fresh[key+"|"+strconv.Itoa(first+i)] = true
-	}
+	}))
 }
 
 // nodeCellKey identifies a node-table cell's runs in the fold log: a

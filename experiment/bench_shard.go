@@ -158,9 +158,8 @@ func (b *Bench) RunShard(tables []Table) (ShardPlan, error) {
 		if todo == 0 {
 			continue
 		}
-		b.logRuns(&job.OnRun, c.key, c.label, c.d.ds.Fingerprint(), 0)
-		count := job.OnRun
-		job.OnRun = func(f int, r train.Result) { count(f, r); p.Trained++ }
+		b.logRuns(&job.Observer, c.key, c.label, c.d.ds.Fingerprint(), 0)
+		job.Observer = train.Observers(job.Observer, train.RunFunc(func(int, train.Result) { p.Trained++ }))
 		jobs = append(jobs, job)
 		jobCells = append(jobCells, c)
 		b.progress.Line("%s: %d fold(s) of this shard to train", c.label, todo)
@@ -244,9 +243,8 @@ func (b *Bench) trainNodeSeeds(run Run, key, label string, seeds []int) (int, er
 		r := run
 		r.Node.FirstSeed, r.Node.Seeds = first+uint64(seeds[lo]), hi-lo
 		r.Label = fmt.Sprintf("%s (runs %d-%d)", run.Label, seeds[lo], seeds[hi-1])
-		b.logRuns(&r.OnRun, key, label, run.Dataset.Fingerprint(), seeds[lo])
-		count := r.OnRun
-		r.OnRun = func(i int, res train.Result) { count(i, res); trained++ }
+		b.logRuns(&r.Observer, key, label, run.Dataset.Fingerprint(), seeds[lo])
+		r.Observer = train.Observers(r.Observer, train.RunFunc(func(int, train.Result) { trained++ }))
 		if _, err := r.Do(); err != nil {
 			return trained, err
 		}

@@ -30,9 +30,9 @@ type EpochRecord struct {
 }
 
 // Curves collects every run's per-epoch reports and writes them as JSON
-// lines, ordered by run then epoch, when the protocol has finished. Its
-// Record method is an OnEpoch hook (called one at a time). The file is
-// created when the run starts, so that a bad path fails before training.
+// lines, ordered by run then epoch, when the protocol has finished. It is
+// a train.Observer (Run adds it). The file is created when the run starts,
+// so that a bad path fails before training.
 type Curves struct {
 	f              *atomicfile.File
 	dataset, model string
@@ -49,11 +49,14 @@ func NewCurves(path, dataset, model string) (*Curves, error) {
 	return &Curves{f: f, dataset: dataset, model: model}, nil
 }
 
-// Record keeps run's epoch e (copying its curvatures).
-func (c *Curves) Record(run int, e train.Epoch) {
+// Epoch keeps run's epoch e (copying its curvatures).
+func (c *Curves) Epoch(run int, e train.Epoch) {
 	c.recs = append(c.recs, EpochRecord{Dataset: c.dataset, Model: c.model, Run: run, Epoch: e.Epoch, Loss: e.Loss,
 		TrainAcc: e.TrainAcc, ValAcc: e.ValAcc, LR: e.LR, Best: e.Best, Curvatures: slices.Clone(e.Curvatures)})
 }
+
+// Run does nothing: the epochs are the records.
+func (c *Curves) Run(int, train.Result) {}
 
 // Close writes the records and commits the file.
 func (c *Curves) Close() error {

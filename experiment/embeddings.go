@@ -27,8 +27,8 @@ type EmbeddingFile struct {
 }
 
 // Embeddings keeps the embedding of the best run (by validation accuracy;
-// ties: the first) and writes it when the protocol ends. Its keep method
-// is a NodeProtocol.OnModel hook.
+// ties: the first) and writes it when the protocol ends; Run observes the
+// node protocol for it (as a train.ModelObserver).
 type Embeddings struct {
 	f   *atomicfile.File
 	rec *EmbeddingFile
@@ -44,28 +44,32 @@ func NewEmbeddings(path string) (*Embeddings, error) {
 	return &Embeddings{f: f}, nil
 }
 
-// keep returns an OnModel hook recording the embedding of the best run of
-// r (ties: the lowest run, whatever order runs trained at once finish in),
-// then calling next (if non-nil).
-func (e *Embeddings) keep(r Run, next func(int, train.Result, model.Model)) func(int, train.Result, model.Model) {
-	return func(run int, res train.Result, m model.Model) {
-		if e.rec == nil || res.ValAcc > e.rec.ValAcc || (res.ValAcc == e.rec.ValAcc && run < e.rec.Run) {
-			emb, ok := m.(model.NodeEmbedder)
-			if !ok {
-				e.err = fmt.Errorf("embeddings: the %s model has no embedding output", r.ModelName())
-			} else {
-				ds := r.Dataset.Node
-				var t autodiff.Tape[float32]
-				t.NoGrad = true
-				v := emb.Embed(&t, ds.Graph, ds.X)
-				e.rec = &EmbeddingFile{Dataset: r.Dataset.Name, Model: r.ModelName(), Run: run, ValAcc: res.ValAcc,
-					Rows: v.Value.Rows, Cols: v.Value.Cols, Labels: append([]int32(nil), ds.Y...),
-					Data: append([]float32(nil), v.Value.Data...)}
-			}
+// embeddingsOf is e as the observer of r's protocol.
+type embeddingsOf struct {
+	*Embeddings
+	r Run
+}
+
+func (embeddingsOf) Epoch(int, train.Epoch) {}
+func (embeddingsOf) Run(int, train.Result)  {}
+
+// Selected records the embedding of the best run of the protocol (ties:
+// the lowest run, whatever order runs trained at once finish in).
+func (o embeddingsOf) Selected(run int, res train.Result, m model.Model) {
+	e, r := o.Embeddings, o.r
+	if e.rec == nil || res.ValAcc > e.rec.ValAcc || (res.ValAcc == e.rec.ValAcc && run < e.rec.Run) {
+		emb, ok := m.(model.NodeEmbedder)
+		if !ok {
+			e.err = fmt.Errorf("embeddings: the %s model has no embedding output", r.ModelName())
+			return
 		}
-		if next != nil {
-			next(run, res, m)
-		}
+		ds := r.Dataset.Node
+		var t autodiff.Tape[float32]
+		t.NoGrad = true
+		v := emb.Embed(&t, ds.Graph, ds.X)
+		e.rec = &EmbeddingFile{Dataset: r.Dataset.Name, Model: r.ModelName(), Run: run, ValAcc: res.ValAcc,
+			Rows: v.Value.Rows, Cols: v.Value.Cols, Labels: append([]int32(nil), ds.Y...),
+			Data: append([]float32(nil), v.Value.Data...)}
 	}
 }
 

@@ -25,19 +25,20 @@ type Run struct {
 	Node  train.NodeProtocol  // used for node datasets
 	Graph train.GraphProtocol // used for graph datasets
 
-	OnEpoch func(run int, e train.Epoch)  // after every epoch of every run
-	OnRun   func(run int, r train.Result) // after every run (seed or fold)
+	// Observer, if non-nil, observes every run (seed or fold), beside the
+	// progress reports and the records below.
+	Observer train.Observer
 
-	// ValLogits and TestCurves, if non-nil, record a graph run's validation
-	// logits and test curves; Do writes them when every fold has
-	// finished, and discards them after a failure or an interrupt.
+	// The records, if non-nil, observe the runs too. Do writes them when
+	// every run has finished, and discards them after a failure or an
+	// interrupt. ValLogits and TestCurves record a graph run's validation
+	// logits and test curves; Curves every run's per-epoch training curves
+	// (loss, accuracies, learning rate, curvatures) to a JSON-lines file;
+	// Embeddings the node embeddings of the best run of a node protocol
+	// (for the t-SNE figure).
 	ValLogits  *ValLogits
 	TestCurves *TestCurves
-	// Curves, if non-nil, records every run's per-epoch training curves
-	// (loss, accuracies, learning rate, curvatures) to a JSON-lines file.
-	Curves *Curves
-	// Embeddings, if non-nil, records the node embeddings of the best run
-	// of a node protocol (for the t-SNE figure).
+	Curves     *Curves
 	Embeddings *Embeddings
 
 	// Save, if set, is where the checkpoint of the run with the best
@@ -75,10 +76,10 @@ func (r Run) batchSize() int {
 	return train.RecipeBatchSize(r.ModelName())
 }
 
-// hooks returns OnEpoch and OnRun with the progress reports added.
-func (r Run) hooks() (func(int, train.Epoch), func(int, train.Result)) {
+// observer is r.Observer with the progress reports added.
+func (r Run) observer() train.Observer {
 	if r.Progress == nil {
-		return r.OnEpoch, r.OnRun
+		return r.Observer
 	}
 	unit, runs := r.Unit(), r.Node.Seeds
 	if r.Dataset.Task == data.GraphTask {
@@ -87,27 +88,30 @@ func (r Run) hooks() (func(int, train.Epoch), func(int, train.Result)) {
 	if r.Label != "" {
 		unit = r.Label + " " + unit
 	}
-	epochs := r.TrainConfig().Epochs
-	onEpoch := func(i int, e train.Epoch) {
-		r.Progress.Update(fmt.Sprintf("%s %d/%d", unit, i+1, runs), e.Epoch, epochs,
-			fmt.Sprintf("loss %.4f train %.3f val %.3f", e.Loss, e.TrainAcc, e.ValAcc))
-		if r.OnEpoch != nil {
-			r.OnEpoch(i, e)
-		}
+	return train.Observers(progressOf{r, unit, runs, r.TrainConfig().Epochs}, r.Observer)
+}
+
+// progressOf is Run's progress reports: a bar per epoch, a line per
+// finished run, each under unit.
+type progressOf struct {
+	r            Run
+	unit         string
+	runs, epochs int
+}
+
+func (p progressOf) Epoch(i int, e train.Epoch) {
+	p.r.Progress.Update(fmt.Sprintf("%s %d/%d", p.unit, i+1, p.runs), e.Epoch, p.epochs,
+		fmt.Sprintf("loss %.4f train %.3f val %.3f", e.Loss, e.TrainAcc, e.ValAcc))
+}
+
+func (p progressOf) Run(i int, res train.Result) {
+	if p.r.HideTest {
+		p.r.Progress.Line("%s %d/%d (seed %d): val %.4f at best-val epoch %d, %.2f s",
+			p.unit, i+1, p.runs, res.Seed, res.ValAcc, res.BestEpoch, res.Seconds)
+	} else {
+		p.r.Progress.Line("%s %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2f s",
+			p.unit, i+1, p.runs, res.Seed, res.TestAcc, res.BestEpoch, res.ValAcc, res.Seconds)
 	}
-	onRun := func(i int, res train.Result) {
-		if r.HideTest {
-			r.Progress.Line("%s %d/%d (seed %d): val %.4f at best-val epoch %d, %.2f s",
-				unit, i+1, runs, res.Seed, res.ValAcc, res.BestEpoch, res.Seconds)
-		} else {
-			r.Progress.Line("%s %d/%d (seed %d): test %.4f at best-val epoch %d (val %.4f), %.2f s",
-				unit, i+1, runs, res.Seed, res.TestAcc, res.BestEpoch, res.ValAcc, res.Seconds)
-		}
-		if r.OnRun != nil {
-			r.OnRun(i, res)
-		}
-	}
-	return onEpoch, onRun
 }
 
 // Unit is what one run of the protocol is called: "fold" on a graph
@@ -195,35 +199,22 @@ func (r Run) Do() (train.Summary, error) {
 	if r, err = r.checkMemory(machineMemory()); err != nil {
 		return train.Summary{}, err
 	}
+	if r.Embeddings != nil && r.Dataset.Task != data.NodeTask {
+		return train.Summary{}, fmt.Errorf("experiment: embeddings are recorded for node classification only")
+	}
+	recs := r.records()
+	obs := []train.Observer{r.Observer}
 	var best *bestRun
 	if r.Save != "" {
-		best = &bestRun{}
-		r.Node.OnModel = best.keep(r, r.Node.OnModel)
-		r.Graph.OnModel = best.keep(r, r.Graph.OnModel)
+		best = &bestRun{r: r}
+		obs = append(obs, best)
 	}
-	if r.ValLogits != nil {
-		r.Graph.OnValidation = r.ValLogits.Record
+	for _, rec := range recs {
+		obs = append(obs, rec)
 	}
-	if r.TestCurves != nil {
-		r.Graph.OnTestCurve = r.TestCurves.Record
-	}
-	if r.Embeddings != nil {
-		if r.Dataset.Task != data.NodeTask {
-			return train.Summary{}, fmt.Errorf("experiment: embeddings are recorded for node classification only")
-		}
-		r.Node.OnModel = r.Embeddings.keep(r, r.Node.OnModel)
-	}
-	if r.Curves != nil {
-		next := r.OnEpoch
-		r.OnEpoch = func(i int, e train.Epoch) {
-			r.Curves.Record(i, e)
-			if next != nil {
-				next(i, e)
-			}
-		}
-	}
+	r.Observer = train.Observers(obs...)
 	sum, err := r.do()
-	err = r.closeRecords(err)
+	err = closeRecords(recs, err)
 	if err == nil && best != nil {
 		if best.ck == nil {
 			return sum, fmt.Errorf("experiment: no run finished with a selected epoch to save")
@@ -233,58 +224,64 @@ func (r Run) Do() (train.Summary, error) {
 	return sum, err
 }
 
-// closeRecords writes the logits and curves after a run that succeeded
-// (err nil) and discards them otherwise, and returns err joined with any
-// error of the writing.
-func (r Run) closeRecords(err error) error {
+// record is one of a Run's records: an observer that writes its file whole
+// once the protocol has finished without error (Close), and leaves an
+// existing file as it was otherwise (Abort).
+type record interface {
+	train.Observer
+	Close() error
+	Abort()
+}
+
+// records returns r's records, those set.
+func (r Run) records() []record {
+	var recs []record
+	if r.ValLogits != nil {
+		recs = append(recs, r.ValLogits)
+	}
+	if r.TestCurves != nil {
+		recs = append(recs, r.TestCurves)
+	}
+	if r.Curves != nil {
+		recs = append(recs, r.Curves)
+	}
+	if r.Embeddings != nil {
+		recs = append(recs, embeddingsOf{r.Embeddings, r})
+	}
+	return recs
+}
+
+// closeRecords writes recs after a protocol that succeeded (err nil) and
+// discards them otherwise, and returns err joined with any error of the
+// writing.
+func closeRecords(recs []record, err error) error {
 	if err != nil {
-		if r.ValLogits != nil {
-			r.ValLogits.Abort()
-		}
-		if r.TestCurves != nil {
-			r.TestCurves.Abort()
-		}
-		if r.Curves != nil {
-			r.Curves.Abort()
-		}
-		if r.Embeddings != nil {
-			r.Embeddings.Abort()
+		for _, rec := range recs {
+			rec.Abort()
 		}
 		return err
 	}
-	if r.ValLogits != nil {
-		err = r.ValLogits.Close()
-	}
-	if r.TestCurves != nil {
-		_, cerr := r.TestCurves.Close()
-		err = errors.Join(err, cerr)
-	}
-	if r.Curves != nil {
-		err = errors.Join(err, r.Curves.Close())
-	}
-	if r.Embeddings != nil {
-		err = errors.Join(err, r.Embeddings.Close())
+	for _, rec := range recs {
+		err = errors.Join(err, rec.Close())
 	}
 	return err
 }
 
-// bestRun keeps the checkpoint of the run of best validation accuracy.
+// bestRun keeps the checkpoint of r's run of best validation accuracy
+// (ties: the lowest run index); the protocols call it one run at a time.
 type bestRun struct {
+	r   Run
 	ck  *checkpoint.Checkpoint
 	run int
 }
 
-// keep returns a protocol OnModel hook that keeps the best run's
-// checkpoint, then calls next (if non-nil). The protocols call it one run
-// at a time.
-func (b *bestRun) keep(r Run, next func(int, train.Result, model.Model)) func(int, train.Result, model.Model) {
-	return func(run int, res train.Result, m model.Model) {
-		if b.ck == nil || res.ValAcc > b.ck.Run.ValAcc || (res.ValAcc == b.ck.Run.ValAcc && run < b.run) {
-			b.ck, b.run = checkpoint.New(m, r.ModelName(), r.Config, r.Dataset, r.TrainConfig(), res), run
-		}
-		if next != nil {
-			next(run, res, m)
-		}
+func (b *bestRun) Epoch(int, train.Epoch) {}
+func (b *bestRun) Run(int, train.Result)  {}
+
+func (b *bestRun) Selected(run int, res train.Result, m model.Model) {
+	if b.ck == nil || res.ValAcc > b.ck.Run.ValAcc || (res.ValAcc == b.ck.Run.ValAcc && run < b.run) {
+		r := b.r
+		b.ck, b.run = checkpoint.New(m, r.ModelName(), r.Config, r.Dataset, r.TrainConfig(), res), run
 	}
 }
 
@@ -295,7 +292,7 @@ func (r Run) do() (train.Summary, error) {
 		if err != nil {
 			return train.Summary{}, err
 		}
-		sum, err := train.RunGraphProtocol(job.Dataset, job.Build, job.Protocol, job.Config, job.OnEpoch, job.OnRun)
+		sum, err := train.RunGraphProtocol(job.Dataset, job.Build, job.Protocol, job.Config, job.Observer)
 		sum.Model = r.ModelName()
 		return sum, err
 	}
@@ -306,8 +303,7 @@ func (r Run) do() (train.Summary, error) {
 	if _, err := build(r.Node.FirstSeed); err != nil {
 		return train.Summary{}, err
 	}
-	onEpoch, onRun := r.hooks()
-	sum, err := train.RunNodeProtocol(ds, build, r.Node, r.TrainConfig(), onEpoch, onRun)
+	sum, err := train.RunNodeProtocol(ds, build, r.Node, r.TrainConfig(), r.observer())
 	sum.Model = r.ModelName()
 	return sum, err
 }
@@ -332,7 +328,6 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 	if _, err := build(r.Graph.FirstSeed); err != nil {
 		return train.GraphJob{}, err
 	}
-	onEpoch, onRun := r.hooks()
 	p := r.Graph
 	p.BatchSize = r.batchSize()
 	if err := p.Check(); err != nil {
@@ -344,8 +339,7 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 			p.MicroBatchSeeds = "on"
 		}
 	}
-	return train.GraphJob{Dataset: ds, Build: build, Protocol: p, Config: r.TrainConfig(),
-		OnEpoch: onEpoch, OnRun: onRun}, nil
+	return train.GraphJob{Dataset: ds, Build: build, Protocol: p, Config: r.TrainConfig(), Observer: r.observer()}, nil
 }
 
 // RunRecord is the JSON record of one finished run (seed or fold), as

@@ -25,13 +25,13 @@ func TestRunBothTasks(t *testing.T) {
 	var runs, lines int
 	p := countProgress{lines: &lines}
 	node := Run{Model: "gcn", Dataset: embedded(t, "cora"), Node: train.NodeProtocol{Seeds: 2},
-		Train: train.Config{Epochs: 3, LR: 0.01}, OnRun: func(int, train.Result) { runs++ }, Progress: p}
+		Train: train.Config{Epochs: 3, LR: 0.01}, Observer: train.RunFunc(func(int, train.Result) { runs++ }), Progress: p}
 	sum, err := node.Do()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Model != "gcn" || sum.Task != "node" || sum.Runs != 2 || runs != 2 || sum.Epochs != 3 || lines != 2 {
-		t.Errorf("node run: %+v, %d OnRun calls, %d progress lines", sum, runs, lines)
+		t.Errorf("node run: %+v, %d finished runs observed, %d progress lines", sum, runs, lines)
 	}
 	if !strings.Contains(node.Describe(), "gcn on Cora (2708 nodes") {
 		t.Errorf("Describe = %q", node.Describe())
@@ -57,7 +57,7 @@ func TestRunRejectsBadConfigFirst(t *testing.T) {
 	cfg.K = -1
 	trained := false
 	r := Run{Config: &cfg, Dataset: embedded(t, "cora"), Node: train.NodeProtocol{Seeds: 1},
-		OnEpoch: func(int, train.Epoch) { trained = true }}
+		Observer: train.EpochFunc(func(int, train.Epoch) { trained = true })}
 	if _, err := r.Do(); err == nil || trained {
 		t.Errorf("bad config: error %v, trained %v", err, trained)
 	}

@@ -157,10 +157,10 @@ func (b *Bench) scalePoint(e, epochs int) (rec scaleRecord, skip, err error) {
 	measured := resetPeakRSS()
 	var stamps []time.Time
 	stamps = append(stamps, time.Now())
-	r, err := train.RunNode(m, nd, split, tc, seed, func(ep train.Epoch) {
+	r, err := train.RunNode(m, nd, split, tc, seed, train.EpochFunc(func(_ int, ep train.Epoch) {
 		stamps = append(stamps, time.Now())
 		b.progress.Update(fmt.Sprintf("scale %s edges", report.Params(rec.Edges)), ep.Epoch, epochs, fmt.Sprintf("loss %.4f", ep.Loss))
-	})
+	}))
 	if err != nil {
 		return rec, nil, err
 	}

@@ -313,16 +313,13 @@ func (b *Bench) runSelection(units []selUnit, res selResults) (int, []string) {
 				}
 			}
 			if b.opt.Log != "" {
-				b.logRuns(&job.OnRun, p.c.key, p.c.label, p.c.data, 0)
+				b.logRuns(&job.Observer, p.c.key, p.c.label, p.c.data, 0)
 			}
-			next, key := job.OnRun, p.c.key
-			job.OnRun = func(f int, r train.Result) {
-				if next != nil {
-					next(f, r)
-				}
+			key := p.c.key
+			job.Observer = train.Observers(job.Observer, train.RunFunc(func(f int, r train.Result) {
 				res.put(key, f, r)
 				trained++
-			}
+			}))
 			jobs[i] = job
 			b.progress.Line("%s: %d fold(s) to train", p.c.label, len(p.folds))
 		}

@@ -12,9 +12,9 @@ import (
 
 // TestCurves collects each fold's validation and test accuracy per epoch
 // (--test-curve) and writes them to one TSV file: fold, epoch, val_acc,
-// test_acc. Its record method is a train.GraphProtocol.OnTestCurve, which
-// the protocol calls one at a time. The file is created when the run
-// starts, so that a bad path fails before any training.
+// test_acc. It is a train.TestCurveObserver (Run adds it). The file is
+// created when the run starts, so that a bad path fails before any
+// training.
 type TestCurves struct {
 	f      *atomicfile.File
 	points map[int][]train.CurvePoint
@@ -44,13 +44,20 @@ func NewTestCurves(path string) (*TestCurves, error) {
 	return &TestCurves{f: f, points: map[int][]train.CurvePoint{}}, nil
 }
 
-func (c *TestCurves) Record(fold int, p train.CurvePoint) {
+// Epoch does nothing: TestCurve gets the epoch's accuracies.
+func (c *TestCurves) Epoch(int, train.Epoch) {}
+
+// Run does nothing.
+func (c *TestCurves) Run(int, train.Result) {}
+
+// TestCurve keeps fold's point p.
+func (c *TestCurves) TestCurve(fold int, p train.CurvePoint) {
 	c.points[fold] = append(c.points[fold], p)
 }
 
-// Close writes the curves, commits the file and returns the selection of
-// the epoch with the best mean test accuracy over the folds.
-func (c *TestCurves) Close() (train.CurveSelection, error) {
+// Close writes the curves, commits the file and selects the epoch with the
+// best mean test accuracy over the folds (Selection).
+func (c *TestCurves) Close() error {
 	folds := make([]int, 0, len(c.points))
 	for f := range c.points {
 		folds = append(folds, f)
@@ -74,14 +81,14 @@ func (c *TestCurves) Close() (train.CurveSelection, error) {
 		c.f.Abort()
 	}
 	if err != nil {
-		return train.CurveSelection{}, fmt.Errorf("test curve: %w", err)
+		return fmt.Errorf("test curve: %w", err)
 	}
 	sel, err := train.SelectOnCurves(curves)
 	if err != nil {
-		return sel, fmt.Errorf("test curve %s: %w", c.f.Path, err)
+		return fmt.Errorf("test curve %s: %w", c.f.Path, err)
 	}
 	c.sel = sel
-	return sel, nil
+	return nil
 }
 
 // Abort discards the curves: an existing file keeps its content.

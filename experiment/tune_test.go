@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/stats"
 	"github.com/prcaps/prcaps/train"
 )
@@ -70,7 +69,7 @@ func TestTuneChecksEveryAssignmentFirst(t *testing.T) {
 	} {
 		trained := false
 		_, err := Tune{Grid: Grid{Model: "gcn", Options: opts}, Dataset: embedded(t, "cora"),
-			Node: train.NodeProtocol{Seeds: 1, OnModel: func(int, train.Result, model.Model) { trained = true }}}.Do()
+			Node: train.NodeProtocol{Seeds: 1}, Progress: epochProgress{&trained}}.Do()
 		if err == nil || trained {
 			t.Errorf("%v: error %v, trained %v", opts, err, trained)
 		}
@@ -207,3 +206,9 @@ func TestCompareTrials(t *testing.T) {
 		}
 	}
 }
+
+// epochProgress notes that an epoch was trained.
+type epochProgress struct{ trained *bool }
+
+func (p epochProgress) Line(string, ...any)             {}
+func (p epochProgress) Update(string, int, int, string) { *p.trained = true }

@@ -15,9 +15,8 @@ import (
 // ValLogits writes the validation logits of every fold and epoch of a graph
 // run (--val-logits) to dir/<dataset>-fold<NN>.tsv, one line per graph and
 // epoch: epoch, graph index, label, then the class logits. They are the
-// input of `go run ./tools/selection` (docs/notes/epoch-selection.md). Its record
-// method is a train.GraphProtocol.OnValidation, which the protocol calls one
-// at a time.
+// input of `go run ./tools/selection` (docs/notes/epoch-selection.md). It
+// is a train.ValidationObserver (Run adds it).
 type ValLogits struct {
 	dir, dataset string
 	files        map[int]*atomicfile.File
@@ -35,7 +34,14 @@ func NewValLogits(dir, dataset string) (*ValLogits, error) {
 	return &ValLogits{dir: dir, dataset: dataset, files: map[int]*atomicfile.File{}, bufs: map[int]*bufio.Writer{}}, nil
 }
 
-func (l *ValLogits) Record(fold int, v train.ValScores) {
+// Epoch does nothing: Validation gets the epoch's logits.
+func (l *ValLogits) Epoch(int, train.Epoch) {}
+
+// Run does nothing.
+func (l *ValLogits) Run(int, train.Result) {}
+
+// Validation writes fold's validation logits of epoch v.Epoch.
+func (l *ValLogits) Validation(fold int, v train.ValScores) {
 	if l.err != nil {
 		return
 	}

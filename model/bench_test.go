@@ -57,7 +57,7 @@ func BenchmarkPRCapsGraphMUTAGRun(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := train.RunGraphProtocol(ds.Graph, build, train.GraphProtocol{OnlyFolds: 1}, tcfg, nil, nil); err != nil {
+		if _, err := train.RunGraphProtocol(ds.Graph, build, train.GraphProtocol{OnlyFolds: 1}, tcfg, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

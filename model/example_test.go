@@ -26,7 +26,7 @@ func ExampleNewGraph() {
 	}
 	// Two folds train at once; the results are the same with any Parallel.
 	proto := train.GraphProtocol{Folds: 10, Parallel: 2}
-	sum, err := train.RunGraphProtocol(ds.Graph, build, proto, cfg, nil, nil)
+	sum, err := train.RunGraphProtocol(ds.Graph, build, proto, cfg, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -56,7 +56,7 @@ func ExampleNewNode() {
 	build := func(seed uint64) (model.NodeModel, error) {
 		return model.NewNode("prcapsnet", nil, model.NodeShape(ds.Node), seed)
 	}
-	sum, err := train.RunNodeProtocol(ds.Node, build, train.NodeProtocol{Seeds: 2}, cfg, nil, nil)
+	sum, err := train.RunNodeProtocol(ds.Node, build, train.NodeProtocol{Seeds: 2}, cfg, nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -94,11 +94,12 @@ func TestGINSelectedEpochKeepsBatchStatistics(t *testing.T) {
 	var graphs []int32
 	var got []float32
 	best := 0
-	p := train.GraphProtocol{Folds: 10, OnlyFolds: 1, BatchSize: 32,
-		OnValidation: func(_ int, v train.ValScores) {
+	p := train.GraphProtocol{Folds: 10, OnlyFolds: 1, BatchSize: 32}
+	obs := selectedWatcher{
+		val: func(_ int, v train.ValScores) {
 			logits[v.Epoch], graphs = slices.Clone(v.Logits), slices.Clone(v.Graphs)
 		},
-		OnModel: func(_ int, r train.Result, m model.Model) {
+		ModelFunc: func(_ int, r train.Result, m model.Model) {
 			var b data.GraphBatch
 			if err := b.Build(ds, graphs); err != nil {
 				t.Fatal(err)
@@ -111,7 +112,7 @@ func TestGINSelectedEpochKeepsBatchStatistics(t *testing.T) {
 	tc.Epochs = 20
 	if _, err := train.RunGraphProtocol(ds, func(seed uint64) (model.GraphModel, error) {
 		return model.NewGIN(model.GINConfig{Layers: 5, Hidden: 16}, model.GraphShape(ds), seed)
-	}, p, tc, nil, nil); err != nil {
+	}, p, tc, obs); err != nil {
 		t.Fatal(err)
 	}
 	if best == tc.Epochs {
@@ -121,3 +122,12 @@ func TestGINSelectedEpochKeepsBatchStatistics(t *testing.T) {
 		t.Errorf("selected epoch %d: the model's validation logits differ from those of that epoch", best)
 	}
 }
+
+// selectedWatcher is a train.ModelObserver and train.ValidationObserver of
+// functions.
+type selectedWatcher struct {
+	train.ModelFunc
+	val func(int, train.ValScores)
+}
+
+func (w selectedWatcher) Validation(fold int, v train.ValScores) { w.val(fold, v) }

@@ -15,7 +15,7 @@ import (
 
 // runGRATIN trains a GRATIN of cfg on fold 0 of ds for epochs epochs of
 // Adam at lr 0.01 with weight decay wd.
-func runGRATIN(t *testing.T, ds *data.GraphDataset, cfg model.GRATINConfig, epochs int, wd float64, seed uint64, progress func(train.Epoch)) (*model.GRATIN, train.Result) {
+func runGRATIN(t *testing.T, ds *data.GraphDataset, cfg model.GRATINConfig, epochs int, wd float64, seed uint64, progress train.Observer) (*model.GRATIN, train.Result) {
 	t.Helper()
 	folds, err := data.StratifiedKFoldVal(graphLabels(ds), 4, 0.1, 0)
 	if err != nil {
@@ -142,10 +142,10 @@ func TestGRATINFreezesBackbone(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := train.Config{Epochs: 6, LR: 0.01, WeightDecay: 5e-4, Optimizer: "adam"}
-	if _, err := train.RunGraph(m, ds, folds[0], tc, 16, 0, func(train.Epoch) {
+	if _, err := train.RunGraph(m, ds, folds[0], tc, 16, 0, train.EpochFunc(func(int, train.Epoch) {
 		f, s := buffers()
 		frozen, stages = append(frozen, f), append(stages, s)
-	}); err != nil {
+	})); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(stages, []float32{0, 0, 1, 1, 1, 1}) {

@@ -28,7 +28,7 @@ func TestGRDLLearnsLabelMajority(t *testing.T) {
 	}
 	tc := train.Config{Epochs: 30, LR: 0.01, Optimizer: "adam"}
 	var losses []float64
-	r, err := train.RunGraph(m, ds, folds[0], tc, 16, 0, func(e train.Epoch) { losses = append(losses, e.Loss) })
+	r, err := train.RunGraph(m, ds, folds[0], tc, 16, 0, train.EpochFunc(func(_ int, e train.Epoch) { losses = append(losses, e.Loss) }))
 	if err != nil {
 		t.Fatal(err)
 	}

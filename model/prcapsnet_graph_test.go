@@ -138,7 +138,7 @@ func quickGraphProtocol(t *testing.T, parallel int) train.Summary {
 	p := train.GraphProtocol{Folds: 10, OnlyFolds: 2, FirstSeed: 7, Parallel: parallel}
 	s, err := train.RunGraphProtocol(ds, func(seed uint64) (model.GraphModel, error) {
 		return model.NewPRCapsGraphNet(cfg, model.GraphShape(ds), seed)
-	}, p, tc, nil, nil)
+	}, p, tc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,11 +28,11 @@ func Example() {
 		return model.NewGraph("prcapsnet", nil, model.GraphShape(ds.Graph), seed)
 	}
 	var saveErr error
-	save := func(_ int, r train.Result, m model.Model) {
+	save := train.ModelFunc(func(_ int, r train.Result, m model.Model) {
 		saveErr = checkpoint.New(m, "prcapsnet", nil, ds, cfg, r).Save(path)
-	}
-	proto := train.GraphProtocol{Folds: 10, OnlyFolds: 1, OnModel: save}
-	if _, err := train.RunGraphProtocol(ds.Graph, build, proto, cfg, nil, nil); err != nil || saveErr != nil {
+	})
+	proto := train.GraphProtocol{Folds: 10, OnlyFolds: 1}
+	if _, err := train.RunGraphProtocol(ds.Graph, build, proto, cfg, save); err != nil || saveErr != nil {
 		fmt.Println(err, saveErr)
 		return
 	}

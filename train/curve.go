@@ -10,7 +10,7 @@ import "fmt"
 // It selects on test labels, so it is optimistic (Errica et al., 2020,
 // measured the gap for GIN). It is for comparing with papers that report
 // it, never a result of the graph protocol, whose selection reads only
-// validation accuracy (GraphProtocol.OnTestCurve).
+// validation accuracy (TestCurveObserver).
 type CurveSelection struct {
 	Epoch     int // 1-based
 	MeanAcc   float64

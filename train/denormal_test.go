@@ -16,8 +16,8 @@ func TestRunsFlushDenormals(t *testing.T) {
 	if !supported {
 		t.Skip("this platform does not flush denormals")
 	}
-	check := func(what string) func(Epoch) {
-		return func(e Epoch) {
+	check := func(what string) EpochFunc {
+		return func(_ int, e Epoch) {
 			if !tensor.FlushingDenormals() {
 				t.Errorf("%s: epoch %d ran without flushing denormals", what, e.Epoch)
 			}

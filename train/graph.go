@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"time"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
@@ -91,44 +90,22 @@ type GraphProtocol struct {
 	// OnlyFolds, if positive, runs only the first OnlyFolds folds of the
 	// k-fold split (quick runs; the protocol then reports fewer runs).
 	OnlyFolds int `opt:"only-folds" min:"0" max:"1048576" help:"graph: run only the first N folds (0: all)"`
-	// OnValidation, if non-nil, is called after each epoch's validation
-	// pass with the logits of every validation graph, for studying
-	// epoch-selection rules without test labels (docs/notes/epoch-selection.md).
-	// With Parallel > 1 it is called from several goroutines, one at a
-	// time. v's slices are reused once it returns.
-	OnValidation func(fold int, v ValScores)
-	// OnModel, if non-nil, is called after each fold with the fold's model
-	// holding the parameters of its selected epoch (to save it, e.g.); it
-	// must not keep m past the call. Called like OnValidation.
-	OnModel func(fold int, r Result, m model.Model)
 	// Stop, if non-nil, interrupts the protocol when closed: the folds in
 	// training stop at their next epoch and the others do not start, each
 	// failing with ErrInterrupted; the finished folds are summarised.
 	Stop <-chan struct{}
-	// OnTestCurve, if non-nil, has the test fold scored after every epoch
-	// and gets each epoch's validation and test accuracy. It is a
-	// diagnostic for comparing with papers that report the epoch of best
-	// mean test accuracy over the folds (CurveSelection); this protocol's
-	// own selection never reads it, and training is the same with it as
-	// without. Called like OnValidation.
-	OnTestCurve func(fold int, p CurvePoint)
 }
 
-// CurvePoint is one epoch of a fold's accuracy curves (OnTestCurve).
+// CurvePoint is one epoch of a fold's accuracy curves (TestCurveObserver).
 type CurvePoint struct {
 	Epoch           int
 	ValAcc, TestAcc float64
 }
 
-// graphHooks are the optional per-epoch callbacks of one graph run.
+// graphHooks are what a protocol's fold gives its run for seeded
+// micro-batches: how many micro-batches may run at once now, and a fresh
+// model like the fold's for the helpers that run them.
 type graphHooks struct {
-	stop     <-chan struct{}
-	onModel  func(Result)
-	progress func(Epoch)
-	onVal    func(ValScores)
-	onTest   func(CurvePoint)
-	// With seeded micro-batches: how many micro-batches may run at once
-	// now, and a fresh model like the fold's for the helpers that run them.
 	cores     func() int
 	replicate func() (model.GraphModel, error)
 }
@@ -216,11 +193,11 @@ type graphTrainer struct {
 	sizes     graphBatching
 	eval      autodiff.Tape[float32]
 	order     []int32
-	micro     microBatches    // seeded micro-batches: their seeds and helpers
-	evalWork  evalPieces      // evaluation batches, shared with the helpers
-	onVal     func(ValScores) // see GraphProtocol.OnValidation
+	micro     microBatches     // seeded micro-batches: their seeds and helpers
+	evalWork  evalPieces       // evaluation batches, shared with the helpers
+	onVal     func(ValScores)  // see ValidationObserver
+	onTest    func(CurvePoint) // see TestCurveObserver
 	scores    ValScores
-	selected  []float32 // tr.state at the selected epoch, end to end
 }
 
 // graphBatching is how a fold's graphs go through the model: training
@@ -490,124 +467,77 @@ func (tr *graphTrainer) evaluate(set []int32, record bool) (acc, loss float64, e
 // validation accuracy (ties: the later epoch, see selectsGraphEpoch),
 // DESIGN §6. The parameters of the selected epoch are copied aside, and
 // the test set is scored once, from them, after the last epoch; m keeps
-// the last epoch's parameters. progress, if non-nil, is called after every
-// epoch (its TestAcc is NaN: the test set is not scored while training).
+// the last epoch's parameters. obs, if non-nil, observes the run (as run
+// 0); the epochs it gets have TestAcc NaN, as the test set is not scored
+// while training, unless obs is a TestCurveObserver.
 // Patience counts the epochs since the validation accuracy last rose: a
 // tie moves the selection but does not reset it.
-func RunGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, progress func(Epoch)) (Result, error) {
-	return runGraph(m, ds, split, cfg, graphBatching{size: batchSize, microNodes: DefaultMicroBatchNodes, eval: defaultEvalBatch}, seed, graphHooks{progress: progress})
-}
-
-// runGraph is RunGraph with the protocol's batching and hooks. The run
-// flushes denormals (tensor.FlushDenormals), as do its micro-batch helpers,
-// so that results do not depend on which goroutine took a piece.
-func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (res Result, err error) {
-	tensor.FlushDenormals(func() { res, err = trainGraph(m, ds, split, cfg, sizes, seed, hooks) })
+func RunGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, batchSize int, seed uint64, obs Observer) (Result, error) {
+	w := alone(obs)
+	res, err := runGraph(m, ds, split, cfg, graphBatching{size: batchSize, microNodes: DefaultMicroBatchNodes, eval: defaultEvalBatch}, seed, graphHooks{}, w, nil)
+	if err == nil {
+		w.finished(res)
+	}
 	return res, err
 }
 
-// trainGraph is runGraph on the calling goroutine as it is.
-func trainGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks) (Result, error) {
+// runGraph is RunGraph with the protocol's batching and micro-batch hooks,
+// reporting to w, without w.finished; a closed stop ends the run at the
+// next epoch with ErrInterrupted. The run flushes denormals
+// (tensor.FlushDenormals), as do its micro-batch helpers, so that results
+// do not depend on which goroutine took a piece.
+func runGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks, w *watch, stop <-chan struct{}) (res Result, err error) {
+	tensor.FlushDenormals(func() { res, err = trainGraph(m, ds, split, cfg, sizes, seed, hooks, w, stop) })
+	return res, err
+}
+
+// trainGraph is runGraph on the calling goroutine as it is: the epoch loop
+// with an epoch of mini-batches (graphTrainer.epoch).
+func trainGraph(m model.GraphModel, ds *data.GraphDataset, split data.Split, cfg Config, sizes graphBatching, seed uint64, hooks graphHooks, w *watch, stop <-chan struct{}) (Result, error) {
 	tr, err := newGraphTrainer(m, ds, split, cfg, sizes, seed)
 	if err != nil {
 		return Result{}, err
 	}
-	tr.onVal = hooks.onVal
+	tr.onVal, tr.onTest = w.validation(), w.testCurve()
 	tr.micro.cores, tr.micro.replicate = hooks.cores, hooks.replicate
 	defer tr.micro.close()
-	start := time.Now()
-	res := Result{Seed: seed, ValAcc: -1}
-	sinceBest := 0
-	div := divergence{off: cfg.AllowDivergence}
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		if stopped(hooks.stop) {
-			return res, fmt.Errorf("train: at epoch %d: %w", epoch, ErrInterrupted)
-		}
-		tr.opt.SetLR(tr.lr(epoch - 1))
-		lv, trainAcc, err := tr.epoch(epoch)
-		if err == nil {
-			err = div.check(epoch, lv, tr.firstLoss)
-		}
-		if err != nil {
-			return res, err
-		}
-		ep := Epoch{Epoch: epoch, Loss: lv, TrainAcc: trainAcc, LR: tr.opt.LR()}
-		valAcc, valLoss, err := tr.evaluate(split.Val, tr.onVal != nil)
-		if err != nil {
-			return res, err
-		}
-		ep.ValAcc = valAcc
-		if tr.onVal != nil {
-			tr.scores.Epoch = epoch
-			tr.onVal(tr.scores)
-		}
-		sinceBest++
-		if valAcc > res.ValAcc {
-			sinceBest = 0
-		}
-		testAcc := math.NaN() // scored every epoch only for the test curve
-		if hooks.onTest != nil {
-			if testAcc, _, err = tr.evaluate(split.Test, false); err != nil {
-				return res, err
-			}
-			hooks.onTest(CurvePoint{Epoch: epoch, ValAcc: valAcc, TestAcc: testAcc})
-		}
-		if selectsGraphEpoch(res.ValAcc, valAcc) {
-			ep.Best = true
-			res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = epoch, trainAcc, valAcc, testAcc, valLoss
-			if hooks.onTest == nil || hooks.onModel != nil { // the test curve has scored this epoch already
-				tr.keepSelected()
-			}
-		}
-		ep.TestAcc = math.NaN()
-		res.Epochs = epoch
-		if hooks.progress != nil {
-			if cr, ok := m.(model.CurvatureReporter); ok {
-				tr.curv = cr.AppendCurvatures(tr.curv[:0])
-				ep.Curvatures = tr.curv
-			}
-			hooks.progress(ep)
-		}
-		if cfg.Patience > 0 && sinceBest >= cfg.Patience {
-			break
+	k := &epochs{learner: &tr.learner, m: m, rule: selectGraph, evaluate: tr.score,
+		train: func(epoch int) (trained, error) {
+			lv, acc, err := tr.epoch(epoch)
+			return trained{loss: lv, first: tr.firstLoss, acc: acc}, err
+		},
+	}
+	if tr.onTest == nil { // else score has scored the test set every epoch
+		k.test = func() (float64, error) {
+			acc, _, err := tr.evaluate(split.Test, false)
+			return acc, err
 		}
 	}
-	if res.BestEpoch > 0 && hooks.onTest == nil {
-		if res.TestAcc, err = tr.testSelected(); err != nil {
-			return res, err
-		}
-	}
-	res.Seconds = time.Since(start).Seconds()
-	if hooks.onModel != nil && res.BestEpoch > 0 {
-		tr.swapSelected()
-		hooks.onModel(res)
-		tr.swapSelected()
-	}
-	return res, nil
+	return runEpochs(k, cfg, seed, w, stop)
 }
 
-// keepSelected copies the parameters and buffers into tr.selected: those of the epoch
-// selected so far. Copying 10-20 thousand values costs far less than
-// scoring the test set at every epoch that the validation accuracy ties or
-// raises (24.6 of 100 per MUTAG fold).
-func (tr *graphTrainer) keepSelected() {
-	tr.selected = tr.selected[:0]
-	for _, p := range tr.state {
-		tr.selected = append(tr.selected, p.Value.Data...)
+// score scores the validation graphs and fills e's ValAcc, passing their
+// logits to onVal; with onTest, it scores the test graphs too (e.TestAcc,
+// else NaN) and passes both accuracies to it. It returns the validation
+// loss.
+func (tr *graphTrainer) score(e *Epoch) (float64, error) {
+	valAcc, valLoss, err := tr.evaluate(tr.split.Val, tr.onVal != nil)
+	if err != nil {
+		return 0, err
 	}
+	e.ValAcc, e.TestAcc = valAcc, math.NaN()
+	if tr.onVal != nil {
+		tr.scores.Epoch = e.Epoch
+		tr.onVal(tr.scores)
+	}
+	if tr.onTest != nil {
+		if e.TestAcc, _, err = tr.evaluate(tr.split.Test, false); err != nil {
+			return 0, err
+		}
+		tr.onTest(CurvePoint{Epoch: e.Epoch, ValAcc: valAcc, TestAcc: e.TestAcc})
+	}
+	return valLoss, nil
 }
-
-// testSelected scores the test set with the parameters of the selected
-// epoch (tr.selected) and puts the last epoch's back: it swaps the two
-// copies, evaluates, and swaps again.
-func (tr *graphTrainer) testSelected() (float64, error) {
-	tr.swapSelected()
-	acc, _, err := tr.evaluate(tr.split.Test, false)
-	tr.swapSelected()
-	return acc, err
-}
-
-func (tr *graphTrainer) swapSelected() { swapParams(tr.state, tr.selected) }
 
 // selectsGraphEpoch reports whether an epoch whose validation accuracy is
 // valAcc replaces the selected epoch, whose accuracy is best: it does when

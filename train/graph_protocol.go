@@ -17,12 +17,10 @@ import (
 // RunGraphProtocol runs the graph protocol p (DESIGN §6) on ds: stratified
 // folds from p.FoldSeed, a fresh model per fold from build(FirstSeed+f),
 // training per cfg, and the summary of the folds' test accuracies (task
-// "graph"). onEpoch and onRun, if non-nil, are called after each epoch and
-// fold; with p.Parallel > 1 they (and p.OnValidation) are called from
-// several goroutines, one at a time.
-func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol, cfg Config,
-	onEpoch func(fold int, e Epoch), onRun func(fold int, r Result)) (Summary, error) {
-	job := GraphJob{Dataset: ds, Build: build, Protocol: p, Config: cfg, OnEpoch: onEpoch, OnRun: onRun}
+// "graph"). obs, if non-nil, observes the folds; with p.Parallel > 1 it is
+// called from several goroutines, one at a time.
+func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol, cfg Config, obs Observer) (Summary, error) {
+	job := GraphJob{Dataset: ds, Build: build, Protocol: p, Config: cfg, Observer: obs}
 	sums, errs := RunGraphProtocols([]GraphJob{job}, p.withDefaults().Parallel)
 	return sums[0], errs[0]
 }
@@ -34,11 +32,10 @@ type GraphJob struct {
 	Build    GraphBuilder
 	Protocol GraphProtocol
 	Config   Config
-	OnEpoch  func(fold int, e Epoch)
-	OnRun    func(fold int, r Result)
+	Observer Observer // nil: none
 	// Done holds folds finished earlier (by a run that was interrupted,
 	// say) by fold index: they are not trained again, their results enter
-	// the summary as they are, and OnRun is not called for them.
+	// the summary as they are, and the observer does not see them.
 	Done map[int]Result
 }
 
@@ -55,7 +52,7 @@ type GraphJob struct {
 // leaves a core idle (for DD up to a 200-second fold). On the graph suite
 // this gained about 1%, since a lone fold's kernels use the idle core too.
 //
-// The callbacks of all jobs are called one at a time.
+// The observers of all jobs are called one at a time.
 func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
 	sums := make([]Summary, len(jobs))
 	errs := make([]error, len(jobs))
@@ -76,7 +73,7 @@ func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
 		}
 	}
 	slices.SortStableFunc(tasks, func(a, b task) int { return cmp.Compare(runs[b.job].cost, runs[a.job].cost) })
-	var mu sync.Mutex // serialises the callbacks
+	var mu sync.Mutex // serialises the observers' calls
 	// The folds' kernels never fork: on 128-node micro-batches a kernel is
 	// too small for a second core to pay for the hand-over (one NCI1 fold
 	// 1.8 times slower on 2 cores than on one; docs/performance.md). More
@@ -118,7 +115,7 @@ type graphRun struct {
 	m0      model.GraphModel
 	cost    float64 // nodes × epochs, for ordering the folds of several jobs
 	results []Result
-	errs    []error // written under the callbacks' mutex
+	errs    []error // written under the observers' mutex
 }
 
 func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
@@ -150,7 +147,7 @@ func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
 	return r, s, nil
 }
 
-// fold trains fold f; mu serialises the callbacks; running counts the
+// fold trains fold f; mu serialises the observers' calls; running counts the
 // folds in training, whose cores a fold's micro-batches may share
 // (MicroBatchSeeds). A panic inside the fold is its error.
 func (r *graphRun) fold(f int, mu *sync.Mutex, running *atomic.Int32) {
@@ -173,7 +170,7 @@ func (r *graphRun) fold(f int, mu *sync.Mutex, running *atomic.Int32) {
 			return
 		}
 	}
-	hooks := graphHooks{stop: p.Stop}
+	var hooks graphHooks
 	seeded := p.MicroBatchSeeds == "on"
 	if seeded {
 		running.Add(1)
@@ -181,29 +178,14 @@ func (r *graphRun) fold(f int, mu *sync.Mutex, running *atomic.Int32) {
 		hooks.cores = func() int { return runtime.GOMAXPROCS(0) / max(int(running.Load()), 1) }
 		hooks.replicate = func() (model.GraphModel, error) { return job.Build(seed) }
 	}
-	if job.OnEpoch != nil {
-		hooks.progress = func(e Epoch) { mu.Lock(); job.OnEpoch(f, e); mu.Unlock() }
-	}
-	if p.OnValidation != nil {
-		hooks.onVal = func(v ValScores) { mu.Lock(); p.OnValidation(f, v); mu.Unlock() }
-	}
-	if p.OnTestCurve != nil {
-		hooks.onTest = func(c CurvePoint) { mu.Lock(); p.OnTestCurve(f, c); mu.Unlock() }
-	}
-	if p.OnModel != nil {
-		hooks.onModel = func(r Result) { mu.Lock(); p.OnModel(f, r, m); mu.Unlock() }
-	}
-	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch, seeded, p.ItersPerEpoch}, seed, hooks)
+	w := newWatch(job.Observer, f, mu)
+	res, err := runGraph(m, job.Dataset, r.splits[f], job.Config, graphBatching{p.BatchSize, p.MicroBatchNodes, p.EvalBatch, seeded, p.ItersPerEpoch}, seed, hooks, w, p.Stop)
 	if err != nil {
 		r.fail(f, fmt.Errorf("fold %d (seed %d): %w", f, seed, err), mu)
 		return
 	}
 	r.results[f] = res
-	if job.OnRun != nil {
-		mu.Lock()
-		job.OnRun(f, res)
-		mu.Unlock()
-	}
+	w.finished(res)
 }
 
 func (r *graphRun) fail(f int, err error, mu *sync.Mutex) {

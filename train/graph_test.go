@@ -97,7 +97,7 @@ func TestRunGraphSelectsTheLastBestEpoch(t *testing.T) {
 	ds, split := mutagFold(t)
 	cfg := Config{Epochs: 30, LR: 0.05, Optimizer: "adam"}
 	var epochs []Epoch
-	r, err := RunGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, 16, 0, func(e Epoch) { epochs = append(epochs, e) })
+	r, err := RunGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, 16, 0, EpochFunc(func(_ int, e Epoch) { epochs = append(epochs, e) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,6 @@ func TestRunGraphSelectsTheLastBestEpoch(t *testing.T) {
 // epoch's parameters.
 func TestRunGraphScoresTheKeptParameters(t *testing.T) {
 	ds, split := mutagFold(t)
-	sizes := graphBatching{size: 16, microNodes: DefaultMicroBatchNodes, eval: defaultEvalBatch}
 	for _, lr := range []float64{0.5, 0.2, 0.05} {
 		cfg := Config{Epochs: 30, LR: lr, Optimizer: "adam"}
 		m := newPoolNet(ds.NumFeatures, ds.NumClasses)
@@ -143,7 +142,7 @@ func TestRunGraphScoresTheKeptParameters(t *testing.T) {
 		}
 		mc := newPoolNet(ds.NumFeatures, ds.NumClasses)
 		var curve []CurvePoint
-		rc, err := runGraph(mc, ds, split, cfg, sizes, 0, graphHooks{onTest: func(c CurvePoint) { curve = append(curve, c) }})
+		rc, err := RunGraph(mc, ds, split, cfg, 16, 0, curveWatcher{func(int, Epoch) {}, func(_ int, c CurvePoint) { curve = append(curve, c) }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,15 +251,32 @@ func TestMicroBatchesAddUpToTheBatch(t *testing.T) {
 	}
 }
 
-// OnValidation sees every validation graph of every fold and epoch, with
-// logits whose accuracy is the epoch's validation accuracy.
-func TestOnValidationMatchesValAcc(t *testing.T) {
+// valWatcher is a ValidationObserver of functions.
+type valWatcher struct {
+	EpochFunc
+	f func(int, ValScores)
+}
+
+func (w valWatcher) Validation(fold int, v ValScores) { w.f(fold, v) }
+
+// curveWatcher is a TestCurveObserver of functions.
+type curveWatcher struct {
+	EpochFunc
+	f func(int, CurvePoint)
+}
+
+func (w curveWatcher) TestCurve(fold int, p CurvePoint) { w.f(fold, p) }
+
+// A ValidationObserver sees every validation graph of every fold and
+// epoch, with logits whose accuracy is the epoch's validation accuracy.
+func TestValidationObserverMatchesValAcc(t *testing.T) {
 	ds, _ := mutagFold(t)
 	type key struct{ fold, epoch int }
 	valAcc := map[key]float64{}
 	fromLogits := map[key]float64{}
 	seen := map[key]int{}
-	p := GraphProtocol{OnlyFolds: 2, Parallel: 2, OnValidation: func(fold int, v ValScores) {
+	p := GraphProtocol{OnlyFolds: 2, Parallel: 2}
+	onVal := func(fold int, v ValScores) {
 		if len(v.Labels) != len(v.Graphs) || len(v.Logits) != len(v.Graphs)*v.Classes || v.Classes != ds.NumClasses {
 			t.Errorf("fold %d epoch %d: %d graphs, %d labels, %d logits of %d classes", fold, v.Epoch, len(v.Graphs), len(v.Labels), len(v.Logits), v.Classes)
 			return
@@ -278,15 +294,15 @@ func TestOnValidationMatchesValAcc(t *testing.T) {
 		k := key{fold, v.Epoch}
 		fromLogits[k] = float64(correct) / float64(len(v.Graphs))
 		seen[k] = len(v.Graphs)
-	}}
+	}
 	cfg := Config{Epochs: 3, LR: 0.05, Optimizer: "adam"}
 	build := func(uint64) (model.GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
-	_, err := RunGraphProtocol(ds, build, p, cfg, func(fold int, e Epoch) { valAcc[key{fold, e.Epoch}] = e.ValAcc }, nil)
+	_, err := RunGraphProtocol(ds, build, p, cfg, valWatcher{func(fold int, e Epoch) { valAcc[key{fold, e.Epoch}] = e.ValAcc }, onVal})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(seen) != 6 {
-		t.Fatalf("OnValidation saw %d (fold, epoch) pairs, want 6", len(seen))
+		t.Fatalf("the observer saw %d (fold, epoch) pairs, want 6", len(seen))
 	}
 	for k, acc := range valAcc {
 		if n := seen[k]; n != 17 || math.Abs(fromLogits[k]-acc) > 1e-12 {
@@ -309,7 +325,7 @@ func TestRunGraphLRSchedule(t *testing.T) {
 	} {
 		cfg := Config{Epochs: 100, LR: 0.01, Optimizer: "adam", LRSchedule: tc.schedule, StepEvery: 50}
 		var lr []float64
-		if _, err := RunGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, 64, 0, func(e Epoch) { lr = append(lr, e.LR) }); err != nil {
+		if _, err := RunGraph(newPoolNet(ds.NumFeatures, ds.NumClasses), ds, split, cfg, 64, 0, EpochFunc(func(_ int, e Epoch) { lr = append(lr, e.LR) })); err != nil {
 			t.Fatal(err)
 		}
 		for i, e := range []int{1, 50, 51, 100} {
@@ -324,20 +340,24 @@ func TestRunGraphLRSchedule(t *testing.T) {
 	}
 }
 
-// OnTestCurve sees every epoch of every fold; at the selected epoch its
-// test accuracy is the fold's result, and the runs' results are those of
-// the same protocol without it.
-func TestOnTestCurveMatchesSelection(t *testing.T) {
+// A TestCurveObserver sees every epoch of every fold; at the selected
+// epoch its test accuracy is the fold's result, and the runs' results are
+// those of the same protocol without it. The epochs report the test
+// accuracy then, and NaN without it.
+func TestTestCurveObserverMatchesSelection(t *testing.T) {
 	ds, _ := mutagFold(t)
 	cfg := Config{Epochs: 4, LR: 0.05, Optimizer: "adam"}
 	build := func(uint64) (model.GraphModel, error) { return newPoolNet(ds.NumFeatures, ds.NumClasses), nil }
-	plain, err := RunGraphProtocol(ds, build, GraphProtocol{OnlyFolds: 3, Parallel: 2}, cfg, nil, nil)
+	var plainTest []float64
+	plain, err := RunGraphProtocol(ds, build, GraphProtocol{OnlyFolds: 3, Parallel: 2}, cfg, EpochFunc(func(_ int, e Epoch) { plainTest = append(plainTest, e.TestAcc) }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	curves := make([][]CurvePoint, 3)
-	p := GraphProtocol{OnlyFolds: 3, Parallel: 2, OnTestCurve: func(fold int, c CurvePoint) { curves[fold] = append(curves[fold], c) }}
-	withCurve, err := RunGraphProtocol(ds, build, p, cfg, nil, nil)
+	epochTest := make([][]float64, 3)
+	obs := curveWatcher{func(fold int, e Epoch) { epochTest[fold] = append(epochTest[fold], e.TestAcc) },
+		func(fold int, c CurvePoint) { curves[fold] = append(curves[fold], c) }}
+	withCurve, err := RunGraphProtocol(ds, build, GraphProtocol{OnlyFolds: 3, Parallel: 2}, cfg, obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,6 +378,14 @@ func TestOnTestCurveMatchesSelection(t *testing.T) {
 		if c := curves[f][r.BestEpoch-1]; c.TestAcc != r.TestAcc || c.ValAcc != r.ValAcc {
 			t.Errorf("fold %d: curve at the selected epoch %d is %+v, result val %v test %v", f, r.BestEpoch, c, r.ValAcc, r.TestAcc)
 		}
+		for e, c := range curves[f] {
+			if epochTest[f][e] != c.TestAcc {
+				t.Errorf("fold %d epoch %d: test accuracy %v in the epoch report, %v in the curve", f, e+1, epochTest[f][e], c.TestAcc)
+			}
+		}
+	}
+	if len(plainTest) != 3*cfg.Epochs || slices.ContainsFunc(plainTest, func(a float64) bool { return !math.IsNaN(a) }) {
+		t.Errorf("without a test curve the epochs report test accuracies %v, want %d NaNs", plainTest, 3*cfg.Epochs)
 	}
 }
 
@@ -412,7 +440,7 @@ func TestRunGraphProtocolsMatchesAlone(t *testing.T) {
 		t.Errorf("job 1: %d folds summarised, failed %+v; want 2 and fold 2", sums[1].Runs, f)
 	}
 	for _, j := range []int{0, 2} {
-		alone, err := RunGraphProtocol(ds, jobs[j].Build, jobs[j].Protocol, jobs[j].Config, nil, nil)
+		alone, err := RunGraphProtocol(ds, jobs[j].Build, jobs[j].Protocol, jobs[j].Config, nil)
 		if err != nil || errs[j] != nil {
 			t.Fatalf("job %d: %v alone, %v pooled", j, err, errs[j])
 		}
@@ -502,7 +530,7 @@ func TestItersPerEpochDrawsAsReference(t *testing.T) {
 	for _, tc := range []struct{ batch, iters, want int }{{16, 7, 16}, {32, 50, 32}, {500, 2, len(split.Train)}} {
 		m := &drawNet{poolNet: newPoolNet(ds.NumFeatures, ds.NumClasses)}
 		sizes := graphBatching{size: tc.batch, microNodes: DefaultMicroBatchNodes, eval: defaultEvalBatch, iters: tc.iters}
-		if _, err := runGraph(m, ds, split, cfg, sizes, 0, graphHooks{}); err != nil {
+		if _, err := runGraph(m, ds, split, cfg, sizes, 0, graphHooks{}, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if len(m.batches) != cfg.Epochs*tc.iters {
@@ -543,7 +571,7 @@ func TestItersPerEpochDrawsAsReference(t *testing.T) {
 		return m, nil
 	}
 	p := GraphProtocol{Folds: 10, OnlyFolds: 2, BatchSize: 32, ItersPerEpoch: 5, Parallel: 1}
-	sum, err := RunGraphProtocol(ds, build, p, Config{Epochs: 2, LR: 0.01, Optimizer: "adam"}, nil, nil)
+	sum, err := RunGraphProtocol(ds, build, p, Config{Epochs: 2, LR: 0.01, Optimizer: "adam"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

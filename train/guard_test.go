@@ -97,7 +97,7 @@ func TestRunNodeProtocolRunBoundary(t *testing.T) {
 		}
 		var finished []int
 		s, err := RunNodeProtocol(ds, build, NodeProtocol{Seeds: 4, Parallel: parallel}, Config{Epochs: 3, LR: 0.05, Optimizer: "adam"},
-			nil, func(run int, _ Result) { finished = append(finished, run) })
+			RunFunc(func(run int, _ Result) { finished = append(finished, run) }))
 		if err == nil || !strings.Contains(err.Error(), "2 of 4 runs failed") || !strings.Contains(err.Error(), "run 1 (seed 1): panic: boom") {
 			t.Errorf("parallel %d: error %v", parallel, err)
 		}
@@ -115,11 +115,11 @@ func TestStop(t *testing.T) {
 	stop := make(chan struct{})
 	build := func(uint64) (model.NodeModel, error) { return newLinear(ds), nil }
 	s, err := RunNodeProtocol(ds, build, NodeProtocol{Seeds: 3, Parallel: 1, Stop: stop}, Config{Epochs: 5, LR: 0.05, Optimizer: "adam"},
-		func(run int, e Epoch) {
+		EpochFunc(func(run int, e Epoch) {
 			if run == 1 && e.Epoch == 2 {
 				close(stop)
 			}
-		}, nil)
+		}))
 	if !errors.Is(err, ErrInterrupted) || s.Runs != 1 || len(s.Failed) != 2 || !strings.Contains(s.Failed[1].Error, "before it started") {
 		t.Errorf("node: %v; %d runs, failed %+v", err, s.Runs, s.Failed)
 	}
@@ -127,7 +127,7 @@ func TestStop(t *testing.T) {
 	closed := make(chan struct{})
 	close(closed)
 	gs, err := RunGraphProtocol(gds, func(uint64) (model.GraphModel, error) { return newPoolNet(gds.NumFeatures, gds.NumClasses), nil },
-		GraphProtocol{OnlyFolds: 2, Stop: closed}, Config{Epochs: 2, LR: 0.05, Optimizer: "adam"}, nil, nil)
+		GraphProtocol{OnlyFolds: 2, Stop: closed}, Config{Epochs: 2, LR: 0.05, Optimizer: "adam"}, nil)
 	if !errors.Is(err, ErrInterrupted) || gs.Runs != 0 || len(gs.Failed) != 2 {
 		t.Errorf("graph: %v; %d runs, failed %+v", err, gs.Runs, gs.Failed)
 	}

@@ -36,15 +36,12 @@ func seededRun(t *testing.T, name string, cores int) ([]string, []float32, int) 
 	cfg := Recipe(data.GraphTask, name)
 	cfg.Epochs = 3
 	var log []string
-	hooks := graphHooks{
-		progress: func(e Epoch) {
-			log = append(log, fmt.Sprintf("%d %x %x %x", e.Epoch, math.Float64bits(e.Loss), math.Float64bits(e.TrainAcc), math.Float64bits(e.ValAcc)))
-		},
-		cores:     func() int { return cores },
-		replicate: build,
-	}
+	hooks := graphHooks{cores: func() int { return cores }, replicate: build}
+	progress := EpochFunc(func(_ int, e Epoch) {
+		log = append(log, fmt.Sprintf("%d %x %x %x", e.Epoch, math.Float64bits(e.Loss), math.Float64bits(e.TrainAcc), math.Float64bits(e.ValAcc)))
+	})
 	sizes := graphBatching{size: 16, microNodes: 40, eval: defaultEvalBatch, seeded: true}
-	res, err := runGraph(m, ds, split, cfg, sizes, 7, hooks)
+	res, err := runGraph(m, ds, split, cfg, sizes, 7, hooks, alone(progress), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +244,7 @@ func TestSeededMicroBatchesHelperFailures(t *testing.T) {
 			if tc.name == "panic" {
 				m = waitNet{m.(*poolNet), started}
 			}
-			_, err := runGraph(m, ds, split, cfg, sizes, 1, hooks)
+			_, err := runGraph(m, ds, split, cfg, sizes, 1, hooks, nil, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one with %q", err, tc.want)
 			}

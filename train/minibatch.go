@@ -48,9 +48,14 @@ func (s Sampling) Validate() error {
 // best validation accuracy, as RunNode does. Each epoch is one pass over
 // the training nodes in shuffled batches, one optimiser step per batch; the
 // validation and test accuracies are exact, from layer-wise inference with
-// every neighbour (model.LayerwiseLogits).
-func RunNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, progress func(Epoch)) (res Result, err error) {
-	tensor.FlushDenormals(func() { res, err = trainNodeSampled(m, ds, split, cfg, smp, seed, progress, nil, nil) })
+// every neighbour (model.LayerwiseLogits). obs, if non-nil, observes the
+// run (as run 0).
+func RunNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, obs Observer) (res Result, err error) {
+	w := alone(obs)
+	tensor.FlushDenormals(func() { res, err = trainNodeSampled(m, ds, split, cfg, smp, seed, w, nil) })
+	if err == nil {
+		w.finished(res)
+	}
 	return res, err
 }
 
@@ -68,12 +73,14 @@ type blockTrainer struct {
 	evalRows        []int32
 	valLab, testLab autodiff.Labels
 	blocks          int
+	st              *sample.Stream // the run's batches
+	first           float64        // the loss of the run's first step (NaN before it)
 }
 
-// trainNodeSampled is the mini-batch loop: the run's batches come from a
-// sample.Stream drawing ahead on its own goroutine, which the loop closes
-// on every return.
-func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (Result, error) {
+// trainNodeSampled is the epoch loop with an epoch of sampled mini-batches:
+// the run's batches come from a sample.Stream drawing ahead on its own
+// goroutine, which is closed on every return.
+func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, w *watch, stop <-chan struct{}) (Result, error) {
 	if err := smp.Validate(); err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
@@ -104,55 +111,37 @@ func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split,
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	defer st.Close()
-	start := time.Now()
-	res := Result{Seed: seed, ValAcc: -1}
-	sel := selector{res: &res, m: m, l: &tr.learner, patience: cfg.Patience, progress: progress, keep: onModel != nil}
-	div := divergence{off: cfg.AllowDivergence}
-	first := math.NaN()
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		if stopped(stop) {
-			return res, fmt.Errorf("train: at epoch %d: %w", epoch, ErrInterrupted)
+	tr.st, tr.first = st, math.NaN()
+	k := &epochs{learner: &tr.learner, m: m, rule: selectNode, train: tr.epoch, evaluate: tr.evaluateBlocks}
+	return runEpochs(k, cfg, seed, w, stop)
+}
+
+// epoch takes an epoch's steps, one per batch of tr.st.
+func (tr *blockTrainer) epoch(epoch int) (trained, error) {
+	var lossSum float64
+	var correct, seen int
+	for range tr.st.PerEpoch {
+		b, err := tr.st.Next()
+		if err == nil && b == nil {
+			err = fmt.Errorf("the batch stream ended early")
 		}
-		tr.opt.SetLR(tr.lr(epoch - 1))
-		var lossSum float64
-		var correct, seen int
-		for range st.PerEpoch {
-			b, err := st.Next()
-			if err == nil && b == nil {
-				err = fmt.Errorf("the batch stream ended early")
-			}
-			if err != nil {
-				return res, fmt.Errorf("train: epoch %d: %w", epoch, err)
-			}
-			lv, ok, err := tr.batchStep(epoch, b)
-			st.Release(b)
-			if err != nil {
-				return res, err
-			}
-			if math.IsNaN(first) {
-				first = lv
-			}
-			n := len(b.Seeds())
-			lossSum += lv * float64(n)
-			correct += ok
-			seen += n
-		}
-		lv := lossSum / float64(seen)
-		if err := div.check(epoch, lv, first); err != nil {
-			return res, err
-		}
-		ep := Epoch{Epoch: epoch, Loss: lv, TrainAcc: float64(correct) / float64(seen), LR: tr.opt.LR()}
-		vl, err := tr.evaluateBlocks(&ep)
 		if err != nil {
-			return res, err
+			return trained{}, fmt.Errorf("train: epoch %d: %w", epoch, err)
 		}
-		if sel.take(ep, vl) {
-			break
+		lv, ok, err := tr.batchStep(epoch, b)
+		tr.st.Release(b)
+		if err != nil {
+			return trained{}, err
 		}
+		if math.IsNaN(tr.first) {
+			tr.first = lv
+		}
+		n := len(b.Seeds())
+		lossSum += lv * float64(n)
+		correct += ok
+		seen += n
 	}
-	res.Seconds = time.Since(start).Seconds()
-	sel.report(tr.state, onModel)
-	return res, nil
+	return trained{loss: lossSum / float64(seen), first: tr.first, acc: float64(correct) / float64(seen)}, nil
 }
 
 // batchStep takes one optimiser step on batch b and returns its training

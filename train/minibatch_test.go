@@ -46,7 +46,7 @@ func TestSampledLearns(t *testing.T) {
 			run := func(procs int) (Result, []Epoch) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 				var eps []Epoch
-				r, err := RunNodeSampled(buildNode(t, name, ds, 2), ds, split, cfg, smp, 2, func(e Epoch) { eps = append(eps, e) })
+				r, err := RunNodeSampled(buildNode(t, name, ds, 2), ds, split, cfg, smp, 2, EpochFunc(func(_ int, e Epoch) { eps = append(eps, e) }))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"time"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
@@ -80,14 +79,15 @@ func NewOptimizer(cfg Config, groups []optim.Group[float32]) (optim.Optimizer, e
 	return nil, fmt.Errorf("train: unknown optimizer %q (want adam, adamw or radam)", cfg.Optimizer)
 }
 
-// Epoch is the progress report of one epoch.
+// Epoch is the report of one epoch (Observer).
 type Epoch struct {
 	Epoch int // 1-based
 	Loss  float64
-	// TrainAcc is the accuracy on the training nodes of the epoch's
-	// training pass (dropout on, the parameters before its update), as
-	// graph classification reports it: an evaluation pass scores only the
-	// validation and test nodes.
+	// TrainAcc is the accuracy on the training examples of the epoch's
+	// training passes (dropout on, each before its update): an evaluation
+	// pass scores only the validation and test examples. TestAcc is NaN in
+	// a graph run, which scores its test set once, after the last epoch
+	// (unless a TestCurveObserver has it scored every epoch).
 	TrainAcc, ValAcc, TestAcc float64
 	Best                      bool    // this epoch is the best so far on validation
 	LR                        float64 // the learning rate the epoch trained at
@@ -249,48 +249,56 @@ func (tr *nodeTrainer) evaluateOn(t *autodiff.Tape[float32], e *Epoch) float64 {
 
 // RunNode trains m full-batch on split.Train for cfg.Epochs epochs,
 // evaluating every epoch, and returns the accuracies at the epoch of best
-// validation accuracy. progress, if non-nil, is called after every epoch.
+// validation accuracy. obs, if non-nil, observes the run (as run 0).
 // On a small graph with two cores free, each epoch's evaluation runs beside
 // the next epoch's forward and backward passes (see overlapEval); the
 // results are the same bits either way, and m's Forward must then allow a
 // training and an evaluation pass on two tapes at once, as every
 // registered node model does.
-func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch)) (Result, error) {
-	return runNode(m, ds, split, cfg, Sampling{}, seed, progress, nil, nil)
-}
-
-// runNode is RunNode; onModel, if non-nil, is called at the end with m
-// holding the parameters of the selected epoch (they are put back after),
-// and a closed stop ends the run at the next epoch with ErrInterrupted.
-// With smp on, the run trains on sampled mini-batches (RunNodeSampled).
-// The run flushes denormals (tensor.FlushDenormals), as do the goroutines
-// it starts, so that results do not depend on where a pass ran.
-func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (res Result, err error) {
-	if smp.On() {
-		tensor.FlushDenormals(func() { res, err = trainNodeSampled(m, ds, split, cfg, smp, seed, progress, onModel, stop) })
-		return res, err
+func RunNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, obs Observer) (Result, error) {
+	w := alone(obs)
+	res, err := runNode(m, ds, split, cfg, Sampling{}, seed, w, nil)
+	if err == nil {
+		w.finished(res)
 	}
-	tensor.FlushDenormals(func() { res, err = trainNode(m, ds, split, cfg, seed, progress, onModel, stop) })
 	return res, err
 }
 
-// trainNode is runNode on the calling goroutine as it is.
-func trainNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, progress func(Epoch), onModel func(Result), stop <-chan struct{}) (Result, error) {
+// runNode is RunNode reporting to w, without w.finished; a closed stop
+// ends the run at the next epoch with ErrInterrupted. With smp on, the run
+// trains on sampled mini-batches (RunNodeSampled). The run flushes
+// denormals (tensor.FlushDenormals), as do the goroutines it starts, so
+// that results do not depend on where a pass ran.
+func runNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, w *watch, stop <-chan struct{}) (res Result, err error) {
+	if smp.On() {
+		tensor.FlushDenormals(func() { res, err = trainNodeSampled(m, ds, split, cfg, smp, seed, w, stop) })
+		return res, err
+	}
+	tensor.FlushDenormals(func() { res, err = trainNode(m, ds, split, cfg, seed, w, stop) })
+	return res, err
+}
+
+// trainNode is runNode on the calling goroutine as it is: the epoch loop
+// with one full-batch step an epoch.
+func trainNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, seed uint64, w *watch, stop <-chan struct{}) (Result, error) {
 	tr, err := newNodeTrainer(m, ds, split, cfg, seed)
 	if err != nil {
 		return Result{}, err
 	}
-	start := time.Now()
-	res := Result{Seed: seed, ValAcc: -1}
-	sel := selector{res: &res, m: m, l: &tr.learner, patience: cfg.Patience, progress: progress, keep: onModel != nil}
-	finish := sel.take
-	var ev *evaluator
+	k := &epochs{learner: &tr.learner, m: m, rule: selectNode,
+		train: func(epoch int) (trained, error) {
+			lv, err := tr.gradients(epoch)
+			return trained{loss: lv, first: lv, acc: tr.trainAcc}, err // an epoch is one step
+		},
+		update:   tr.update,
+		evaluate: func(e *Epoch) (float64, error) { return tr.evaluate(e), nil },
+	}
 	if overlapEval(ds) {
 		// Every kernel runs on its caller while the two passes share the
 		// cores (the same chunks, so the same bits).
 		defer tensor.OccupyAll()()
-		ev = tr.startEvaluator()
-		defer ev.close()
+		k.bg = tr.startEvaluator()
+		defer k.bg.close()
 	} else if tr.rows != nil && len(tr.evalRows) > len(tr.split.Train) {
 		// The training passes (the training nodes' rows) and the
 		// evaluation passes (the validation and test nodes' rows) share
@@ -302,55 +310,7 @@ func trainNode(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Co
 		var warm Epoch
 		tr.evaluate(&warm)
 	}
-	// With ev, epoch e's evaluation runs on the second core while epoch
-	// e+1's forward and backward passes run here: both only read the
-	// parameters, which change in update, after the evaluation is done.
-	// Epochs are taken into the result in order, as without ev.
-	pending := false
-	drain := func() bool {
-		if !pending {
-			return false
-		}
-		pending = false
-		ep, valLoss := ev.wait()
-		return finish(ep, valLoss)
-	}
-	div := divergence{off: cfg.AllowDivergence}
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		if stopped(stop) {
-			if drain() {
-				break
-			}
-			return res, fmt.Errorf("train: at epoch %d: %w", epoch, ErrInterrupted)
-		}
-		lv, err := tr.gradients(epoch)
-		if drain() {
-			break // the previous epoch ends the run: this one's gradients are dropped
-		}
-		if err == nil {
-			err = div.check(epoch, lv, lv) // a node epoch is one step
-		}
-		if err != nil {
-			return res, err
-		}
-		tr.opt.SetLR(tr.lr(epoch - 1))
-		if err := tr.update(epoch); err != nil {
-			return res, err
-		}
-		ep := Epoch{Epoch: epoch, Loss: lv, TrainAcc: tr.trainAcc, LR: tr.opt.LR()}
-		if ev != nil {
-			ev.start(ep)
-			pending = true
-			continue
-		}
-		if finish(ep, tr.evaluate(&ep)) {
-			break
-		}
-	}
-	drain()
-	res.Seconds = time.Since(start).Seconds()
-	sel.report(tr.state, onModel)
-	return res, nil
+	return runEpochs(k, cfg, seed, w, stop)
 }
 
 // overlapMaxLinks bounds the graphs whose evaluation passes overlap the

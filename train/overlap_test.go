@@ -57,9 +57,9 @@ func TestOverlappedEvaluationMatchesSequential(t *testing.T) {
 			t.Fatalf("overlapEval = %v, want %v", got, overlap)
 		}
 		var log []string
-		res, err := RunNode(m, ds, split, cfg, 9, func(e Epoch) {
+		res, err := RunNode(m, ds, split, cfg, 9, EpochFunc(func(_ int, e Epoch) {
 			log = append(log, fmt.Sprintf("%d %x %x %x %x %v %x", e.Epoch, e.Loss, e.TrainAcc, e.ValAcc, e.TestAcc, e.Best, e.LR))
-		})
+		}))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -33,11 +33,6 @@ type NodeProtocol struct {
 	// training (Sampling; both or neither). Off by default: full-batch.
 	Fanout     sample.Fanouts `opt:"fanout" help:"node: neighbour-sampled mini-batch training with these per-hop fan-outs, the seeds' hop first, one per message-passing layer (prcapsnet: 1 + routing layers, gcn: 2), e.g. 15,10; -1: every neighbour; needs --batch-nodes (default: off, full-batch)"`
 	BatchNodes int            `opt:"batch-nodes" min:"1" max:"1000000000" help:"node: training nodes per sampled mini-batch, 1 to 1e9; evaluation then runs layer by layer with every neighbour in blocks of as many nodes; needs --fanout (default: off, full-batch)"`
-	// OnModel, if non-nil, is called after each run with the run's model
-	// holding the parameters of its selected epoch (to save it, e.g.); it
-	// must not keep m past the call. With Parallel > 1 it is called from
-	// several goroutines, one at a time.
-	OnModel func(run int, r Result, m model.Model)
 	// Stop, if non-nil, interrupts the protocol when closed: the runs in
 	// training stop at their next epoch and the others do not start, each
 	// failing with ErrInterrupted; the finished runs are summarised.
@@ -154,12 +149,11 @@ func (s *Summary) Summarise() {
 type Builder func(seed uint64) (model.NodeModel, error)
 
 // RunNodeProtocol trains a fresh model per seed under p and summarises the
-// runs. onRun, if non-nil, is called after each run; onEpoch after each
-// epoch. A run that fails or panics does not stop the others: the summary
-// is over the runs that finished, lists the failed ones in Failed, and the
-// error reports them.
-func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Config,
-	onEpoch func(run int, e Epoch), onRun func(run int, r Result)) (Summary, error) {
+// runs. obs, if non-nil, observes the runs; with p.Parallel > 1 it is
+// called from several goroutines, one at a time. A run that fails or
+// panics does not stop the others: the summary is over the runs that
+// finished, lists the failed ones in Failed, and the error reports them.
+func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Config, obs Observer) (Summary, error) {
 	if p.Seeds < 1 {
 		return Summary{}, fmt.Errorf("train: need at least one seed, got %d", p.Seeds)
 	}
@@ -180,7 +174,7 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 		}
 	}
 	results := make([]Result, p.Seeds)
-	var mu sync.Mutex // serialises the callbacks
+	var mu sync.Mutex // serialises the observer's calls
 	errs := forEachRun(p.Seeds, p.RunsAtOnce(), func(run int) (err error) {
 		seed := p.FirstSeed + uint64(run)
 		defer func() {
@@ -204,24 +198,13 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 		if run == 0 {
 			s.Params = model.CountParams(m)
 		}
-		var cb func(Epoch)
-		if onEpoch != nil {
-			cb = func(e Epoch) { mu.Lock(); onEpoch(run, e); mu.Unlock() }
-		}
-		var onModel func(Result)
-		if p.OnModel != nil {
-			onModel = func(r Result) { mu.Lock(); p.OnModel(run, r, m); mu.Unlock() }
-		}
-		r, err := runNode(m, ds, split, cfg, p.Sampling(), seed, cb, onModel, p.Stop)
+		w := newWatch(obs, run, &mu)
+		r, err := runNode(m, ds, split, cfg, p.Sampling(), seed, w, p.Stop)
 		if err != nil {
 			return fmt.Errorf("run %d (seed %d): %w", run, seed, err)
 		}
 		results[run] = r
-		if onRun != nil {
-			mu.Lock()
-			onRun(run, r)
-			mu.Unlock()
-		}
+		w.finished(r)
 		return nil
 	})
 	for i := range errs {

@@ -82,7 +82,7 @@ func TestRunNodeLearnsAndSelectsOnValidation(t *testing.T) {
 	cfg.Epochs = 100
 	cfg.LR = 0.05
 	var epochs []Epoch
-	r, err := RunNode(newLinear(ds), ds, split, cfg, 1, func(e Epoch) { epochs = append(epochs, e) })
+	r, err := RunNode(newLinear(ds), ds, split, cfg, 1, EpochFunc(func(_ int, e Epoch) { epochs = append(epochs, e) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,18 +151,18 @@ func TestRunNodeProtocolIsDeterministic(t *testing.T) {
 	cfg.Epochs = 20
 	build := func(seed uint64) (model.NodeModel, error) { return newLinear(ds), nil }
 	p := NodeProtocol{Split: "random", Seeds: 3}
-	a, err := RunNodeProtocol(ds, build, p, cfg, nil, nil)
+	a, err := RunNodeProtocol(ds, build, p, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := RunNodeProtocol(ds, build, p, cfg, nil, nil)
+	b, _ := RunNodeProtocol(ds, build, p, cfg, nil)
 	if a.Runs != 3 || a.MeanAcc != b.MeanAcc || a.StdAcc != b.StdAcc {
 		t.Errorf("two identical protocols differ: %+v vs %+v", a, b)
 	}
 	if a.Params != 2*2+2 || a.Protocol != "random 60/20/20 x3" {
 		t.Errorf("params %d, protocol %q", a.Params, a.Protocol)
 	}
-	if _, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "public", Seeds: 1}, cfg, nil, nil); err == nil {
+	if _, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "public", Seeds: 1}, cfg, nil); err == nil {
 		t.Error("public split on a dataset without one: no error")
 	}
 }
@@ -172,13 +172,13 @@ func TestRunNodeProtocolParallelMatchesSerial(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Epochs = 15
 	build := func(seed uint64) (model.NodeModel, error) { return newLinear(ds), nil }
-	serial, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "random", Seeds: 4}, cfg, nil, nil)
+	serial, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "random", Seeds: 4}, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var runs []int
-	par, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "random", Seeds: 4, Parallel: 3}, cfg, nil,
-		func(run int, r Result) { runs = append(runs, run) })
+	par, err := RunNodeProtocol(ds, build, NodeProtocol{Split: "random", Seeds: 4, Parallel: 3}, cfg,
+		RunFunc(func(run int, r Result) { runs = append(runs, run) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestRunNodeLRSchedule(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Epochs, cfg.LRSchedule = 60, ScheduleStep
 	var lr []float64
-	if _, err := RunNode(newLinear(ds), ds, data.RandomSplit(ds.Y, 0, 0.6, 0.2), cfg, 1, func(e Epoch) { lr = append(lr, e.LR) }); err != nil {
+	if _, err := RunNode(newLinear(ds), ds, data.RandomSplit(ds.Y, 0, 0.6, 0.2), cfg, 1, EpochFunc(func(_ int, e Epoch) { lr = append(lr, e.LR) })); err != nil {
 		t.Fatal(err)
 	}
 	if lr[49] != cfg.LR || lr[50] != cfg.LR/2 {

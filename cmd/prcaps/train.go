@@ -224,12 +224,14 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	flush := func() {}
 	run.Progress = prog
 	if f.asJSON {
-		run.OnRun, flush = experiment.InRunOrder(func(i int, r train.Result) {
+		var onRun func(int, train.Result)
+		onRun, flush = experiment.InRunOrder(func(i int, r train.Result) {
 			enc.Encode(struct {
 				experiment.RunRecord
 				machine
 			}{run.Record(i, r), thisMachine()})
 		})
+		run.Observer = train.RunFunc(onRun)
 	}
 	ctx, stop := stopContext() // Ctrl-C: the finished runs are summarised
 	defer stop()
