@@ -83,7 +83,7 @@ func SelectedTable(datasets []string, grids []SelectGrid) Selection {
 		s.Datasets = datasets
 	}
 	for _, v := range t2.Variants {
-		if v.Apply == nil && v.Options == nil {
+		if v.Apply == nil {
 			s.Labels[v.Model] = v.Label
 		}
 	}

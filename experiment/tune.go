@@ -30,9 +30,13 @@ import (
 //	{"model": "tgnn", "options": {"layers": [2, 3], "norm": ["none", "layer"], "lr": [0.01, 0.001]}}
 //
 // Options not listed keep the model's defaults and its training recipe.
+// An optional "source" (text) says where the ranges come from (a paper's
+// search space, a reference script); the search never reads it, so a
+// grid's points, cells and logs do not depend on it.
 type Grid struct {
 	Model   string
 	Options map[string][]string // values as on the command line
+	Source  string
 }
 
 // MaxGridBytes bounds a grid file: a grid is a few lines of JSON, and a
@@ -50,6 +54,7 @@ func ReadGrid(path string) (Grid, error) {
 	var raw struct {
 		Model   string                       `json:"model"`
 		Options map[string][]json.RawMessage `json:"options"`
+		Source  string                       `json:"source"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -65,7 +70,7 @@ func ReadGrid(path string) (Grid, error) {
 	if len(raw.Options) == 0 {
 		return Grid{}, fmt.Errorf("%s: no \"options\" to search", path)
 	}
-	g := Grid{Model: raw.Model, Options: map[string][]string{}}
+	g := Grid{Model: raw.Model, Options: map[string][]string{}, Source: raw.Source}
 	for name, vals := range raw.Options {
 		if len(vals) == 0 {
 			return Grid{}, fmt.Errorf("%s: option %q has no values", path, name)
