@@ -311,3 +311,28 @@ func TestReadSelectGridErrors(t *testing.T) {
 		t.Errorf("absent file: %v", err)
 	}
 }
+
+// A model Table 2 does not run on a dataset (its Skip) is not run there
+// by the selection either: no trial, a note with the reason. GraphGPS on
+// DD is the real case; SelectedTable copies it from Table 2.
+func TestSelectionSkips(t *testing.T) {
+	if why := SelectedTable(nil, nil).Skip["graphgps"]["dd"]; why == "" {
+		t.Errorf("SelectedTable does not carry Table 2's skip of GraphGPS on DD")
+	}
+	b, err := NewBench(Options{Folds: 3, Epochs: 3, Parallel: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := SelectedTable([]string{"mutag"}, selectionGrids(t))
+	sel.Skip = map[string]map[string]string{"mlp": {"mutag": "a reason"}}
+	var tab *report.Table
+	var recs []SelectRecord
+	b.Emit = func(x *report.Table) error { tab = x; return nil }
+	b.Record = func(v any) error { recs = append(recs, v.(SelectRecord)); return nil }
+	if err := b.RunSelection(sel); err != nil {
+		t.Fatal(err)
+	}
+	if tab == nil || len(recs) != 0 || !strings.Contains(tab.Markdown(), "structure-agnostic MLP on MUTAG: not run (a reason).") {
+		t.Errorf("%d records; table:\n%v", len(recs), tab)
+	}
+}
