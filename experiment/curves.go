@@ -29,7 +29,9 @@ func NewCurves(path, dataset, model string) (*Curves, error) {
 	return &Curves{f: f, dataset: dataset, model: model}, nil
 }
 
-// Record keeps run's epoch e (copying its curvatures).
+// Record keeps run's epoch e (copying its curvatures: model.Curvature
+// converts to record.Curvature, field for field, so a change to either
+// fails to compile here).
 func (c *Curves) Record(run int, e train.Epoch) {
 	var curv []record.Curvature
 	for _, k := range e.Curvatures {
