@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/report"
 	"github.com/prcaps/prcaps/train"
 )
@@ -74,17 +75,17 @@ func runSelection(t *testing.T, grids []SelectGrid, log string, shard Shard, mer
 }
 
 // readFolds reads a fold log as records.
-func readFolds(t *testing.T, path string) []foldRecord {
+func readFolds(t *testing.T, path string) []record.FoldRecord {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []foldRecord
+	var out []record.FoldRecord
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r foldRecord
+		var r record.FoldRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +94,7 @@ func readFolds(t *testing.T, path string) []foldRecord {
 	return out
 }
 
-func writeFolds(t *testing.T, path string, recs []foldRecord) {
+func writeFolds(t *testing.T, path string, recs []record.FoldRecord) {
 	t.Helper()
 	var b []byte
 	for _, r := range recs {
@@ -255,7 +256,7 @@ func TestSelectionIgnoresTestLabels(t *testing.T) {
 	log := filepath.Join(dir, "sel.jsonl")
 	_, recs, _ := runSelection(t, grids, log, Shard{}, nil)
 	logged := readFolds(t, log)
-	isTrial := func(r foldRecord) bool { return !strings.Contains(r.Label, " retrain ") }
+	isTrial := func(r record.FoldRecord) bool { return !strings.Contains(r.Label, " retrain ") }
 	changed := slices.Clone(logged)
 	for i, r := range changed {
 		if isTrial(r) {

@@ -6,7 +6,7 @@ import (
 )
 
 // selector takes a node run's evaluated epochs into its result in order:
-// the best-validation rule (Result.improvedBy), the parameters of the
+// the best-validation rule (improvedBy), the parameters of the
 // selected epoch for onModel, the progress report and the patience rule.
 // The full-batch and the mini-batch loops share it.
 type selector struct {
@@ -24,7 +24,7 @@ type selector struct {
 // run stops there (patience).
 func (s *selector) take(ep Epoch, valLoss float64) bool {
 	res := s.res
-	if res.improvedBy(ep.ValAcc, valLoss) {
+	if improvedBy(res, ep.ValAcc, valLoss) {
 		ep.Best = true
 		res.BestEpoch, res.TrainAcc, res.ValAcc, res.TestAcc, res.ValLoss = ep.Epoch, ep.TrainAcc, ep.ValAcc, ep.TestAcc, valLoss
 		s.sinceBest = 0

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prcaps/prcaps/internal/atomicfile"
 	"github.com/prcaps/prcaps/internal/kernels"
+	"github.com/prcaps/prcaps/record"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
@@ -226,7 +227,7 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 	if f.asJSON {
 		run.OnRun, flush = experiment.InRunOrder(func(i int, r train.Result) {
 			enc.Encode(struct {
-				experiment.RunRecord
+				record.RunRecord
 				machine
 			}{run.Record(i, r), thisMachine()})
 		})
@@ -254,7 +255,7 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, curve)
 		}
 		if jerr := enc.Encode(struct {
-			train.Summary
+			record.Summary
 			machine
 		}{sum, thisMachine()}); jerr != nil {
 			return jerr
