@@ -211,29 +211,6 @@ func mutagCell(t *testing.T, b *Bench, table Table, v Variant, mutag *data.Datas
 	return cellKey(memoKey(v.Model, mc, tc, "mutag", true), mutag, job.Protocol), job.Protocol
 }
 
-// A log is appended to regular files only: a symlink or a device given
-// as the log is an error, never followed or written.
-func TestAppendLogRegularOnly(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "target.jsonl")
-	os.WriteFile(target, []byte("{}\n"), 0o644)
-	link := filepath.Join(dir, "link.jsonl")
-	if err := os.Symlink(target, link); err != nil {
-		t.Skip(err)
-	}
-	for _, path := range []string{link, dir, os.DevNull} {
-		if err := appendLog(path, map[string]int{"fold": 1}); err == nil {
-			t.Errorf("appendLog(%s) succeeded", path)
-		}
-	}
-	if b, _ := os.ReadFile(target); string(b) != "{}\n" {
-		t.Errorf("the link's target was written: %q", b)
-	}
-	if err := appendLog(target, map[string]int{"fold": 1}); err != nil {
-		t.Error(err)
-	}
-}
-
 // TestBenchNodeLog runs a node table (GCN and SGC on the embedded Cora, 3
 // seeds, 2 epochs) with a fold log: every run is logged, a log-only bench
 // reprints the same table from it, training nothing, and a log missing a

@@ -3,8 +3,6 @@ package experiment
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
-	"math"
 	"reflect"
 	"regexp"
 	"slices"
@@ -14,7 +12,6 @@ import (
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/report"
-	"github.com/prcaps/prcaps/train"
 )
 
 // TestBenchSuitesWellFormed checks every table of every suite: unique
@@ -193,36 +190,6 @@ func TestAccPairAndPointsApart(t *testing.T) {
 		if a != tc.wantA || b != tc.wB || pointsApart(tc.a, tc.b) != tc.wantPoints {
 			t.Errorf("%v, %v: %s, %s, %s points; want %s, %s, %s", tc.a, tc.b, a, b, pointsApart(tc.a, tc.b), tc.wantA, tc.wB, tc.wantPoints)
 		}
-	}
-}
-
-// A cell none of whose runs finished (an interrupted bench) has NaN
-// aggregates; its record still encodes, with nulls and its error, and a
-// finished cell's record is its plain fields.
-func TestBenchRecordJSON(t *testing.T) {
-	nan := math.NaN()
-	r := BenchRecord{Table: "t2", Variant: "GIN-0", Summary: train.Summary{Dataset: "MUTAG", MeanAcc: nan, StdAcc: nan, MeanValAcc: nan},
-		Error: "interrupted"}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back map[string]any
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	if back["mean_acc"] != nil || back["std_acc"] != nil || back["error"] != "interrupted" || back["dataset"] != "MUTAG" || back["runs"] != 0.0 {
-		t.Errorf("record of an unfinished cell: %s", b)
-	}
-	if _, ok := back["mean_acc"]; !ok {
-		t.Errorf("mean_acc missing, want null: %s", b)
-	}
-	r.MeanAcc, r.StdAcc, r.MeanValAcc, r.Error = 0.8, 0.1, 0.85, ""
-	type plain BenchRecord
-	got, _ := json.Marshal(r)
-	want, _ := json.Marshal(plain(r))
-	if string(got) != string(want) {
-		t.Errorf("finished cell: %s, want %s", got, want)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/train"
 )
 
@@ -27,7 +28,7 @@ func TestCurvesFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs, err := ReadCurves(b, path)
+	recs, err := record.ReadCurves(b, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,10 +56,10 @@ func TestCurvesFile(t *testing.T) {
 	if b2, _ := os.ReadFile(path); string(b2) != string(b) {
 		t.Error("a failed run changed the curves file")
 	}
-	if _, err := ReadCurves([]byte(`{"run":0,"epoch":0}`), "x.jsonl"); err == nil || !strings.Contains(err.Error(), "x.jsonl") {
+	if _, err := record.ReadCurves([]byte(`{"run":0,"epoch":0}`), "x.jsonl"); err == nil || !strings.Contains(err.Error(), "x.jsonl") {
 		t.Errorf("epoch 0: %v", err)
 	}
-	if _, err := ReadCurves([]byte(`{"run":0,"epoch":1,"surprise":1}`), "x.jsonl"); err == nil {
+	if _, err := record.ReadCurves([]byte(`{"run":0,"epoch":1,"surprise":1}`), "x.jsonl"); err == nil {
 		t.Error("an unknown field was read")
 	}
 }

@@ -9,5 +9,7 @@
 // A Bench runs a selection of tables, reusing the result of a
 // configuration that an earlier table already ran, pooling the folds of a
 // graph table's cells over the cores, and renders each table with package
-// report.
+// report. What it writes (the fold log, the curves and embeddings files,
+// the JSON lines of train and bench) is in package record's forms, so
+// that a reader of results does not link this package.
 package experiment

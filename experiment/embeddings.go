@@ -1,37 +1,22 @@
 package experiment
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/internal/atomicfile"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/train"
 )
 
-// EmbeddingFile is what train --embeddings writes: the node embeddings
-// (model.NodeEmbedder, evaluation mode) of the run of best validation
-// accuracy at its selected epoch, one row per node, with the nodes' classes
-// (−1: unlabelled), for figures such as the t-SNE panels.
-type EmbeddingFile struct {
-	Dataset string    `json:"dataset"`
-	Model   string    `json:"model"`
-	Run     int       `json:"run"` // 0-based seed index
-	ValAcc  float64   `json:"val_acc"`
-	Rows    int       `json:"rows"`
-	Cols    int       `json:"cols"`
-	Labels  []int32   `json:"labels"`
-	Data    []float32 `json:"data"` // Rows × Cols, row-major
-}
-
-// Embeddings keeps the embedding of the best run (by validation accuracy;
-// ties: the first) and writes it when the protocol ends; Run observes the
-// node protocol for it (as a train.ModelObserver).
+// Embeddings keeps the embedding (record.EmbeddingFile) of the best run
+// (by validation accuracy; ties: the first) and writes it when the
+// protocol ends; Run observes the node protocol for it (as a
+// train.ModelObserver).
 type Embeddings struct {
 	f   *atomicfile.File
-	rec *EmbeddingFile
+	rec *record.EmbeddingFile
 	err error
 }
 
@@ -67,7 +52,7 @@ func (o embeddingsOf) Selected(run int, res train.Result, m model.Model) {
 		var t autodiff.Tape[float32]
 		t.NoGrad = true
 		v := emb.Embed(&t, ds.Graph, ds.X)
-		e.rec = &EmbeddingFile{Dataset: r.Dataset.Name, Model: r.ModelName(), Run: run, ValAcc: res.ValAcc,
+		e.rec = &record.EmbeddingFile{Dataset: r.Dataset.Name, Model: r.ModelName(), Run: run, ValAcc: res.ValAcc,
 			Rows: v.Value.Rows, Cols: v.Value.Cols, Labels: append([]int32(nil), ds.Y...),
 			Data: append([]float32(nil), v.Value.Data...)}
 	}
@@ -80,7 +65,7 @@ func (e *Embeddings) Close() error {
 		err = fmt.Errorf("embeddings: no run finished with a selected epoch")
 	}
 	if err == nil {
-		err = json.NewEncoder(e.f).Encode(e.rec)
+		err = record.WriteEmbeddings(e.f, e.rec)
 	}
 	if err != nil {
 		e.f.Abort()
@@ -94,17 +79,3 @@ func (e *Embeddings) Close() error {
 
 // Abort discards the embedding: an existing file keeps its content.
 func (e *Embeddings) Abort() { e.f.Abort() }
-
-// ReadEmbeddings parses an embeddings file; name prefixes its errors.
-func ReadEmbeddings(b []byte, name string) (*EmbeddingFile, error) {
-	var f EmbeddingFile
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("%s: not an embeddings file: %w", name, err)
-	}
-	if f.Rows < 1 || f.Cols < 1 || len(f.Data) != f.Rows*f.Cols || len(f.Labels) != f.Rows {
-		return nil, fmt.Errorf("%s: %d×%d embedding with %d values and %d labels", name, f.Rows, f.Cols, len(f.Data), len(f.Labels))
-	}
-	return &f, nil
-}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/prcaps/prcaps/data"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/report"
 	"github.com/prcaps/prcaps/stats"
 	"github.com/prcaps/prcaps/train"
@@ -14,7 +15,7 @@ import (
 // cell is a cellResult with the given test accuracies for seeds
 // first, first+1, ...
 func cell(first uint64, accs ...float64) cellResult {
-	s := train.Summary{}
+	s := record.Summary{}
 	for i, a := range accs {
 		s.Results = append(s.Results, train.Result{Seed: first + uint64(i), TestAcc: a})
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prcaps/prcaps/checkpoint"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/train"
 )
 
@@ -126,7 +127,7 @@ func (r Run) Unit() string {
 // SummaryText is sum, the summary of this run's protocol, as one line:
 // mean ± std test accuracy in percent, the runs, the parameter count, the
 // wall time per run and the failed runs, if any.
-func (r Run) SummaryText(sum train.Summary) string {
+func (r Run) SummaryText(sum record.Summary) string {
 	unit, failed := r.Unit(), ""
 	if len(sum.Failed) > 0 {
 		failed = fmt.Sprintf("; %d %s(s) FAILED (see below)", len(sum.Failed), unit)
@@ -153,10 +154,10 @@ func (r Run) protocolName() string {
 	return r.Node.Name()
 }
 
-// Record is run i's result as a RunRecord of this run (train --json's
+// Record is run i's result as a record.RunRecord of this run (train --json's
 // lines).
-func (r Run) Record(i int, res train.Result) RunRecord {
-	return RunRecord{Dataset: r.Dataset.Name, Task: r.Dataset.Task.String(), Model: r.ModelName(), Protocol: r.protocolName(), Run: i, Result: res}
+func (r Run) Record(i int, res train.Result) record.RunRecord {
+	return record.RunRecord{Dataset: r.Dataset.Name, Task: r.Dataset.Task.String(), Model: r.ModelName(), Protocol: r.protocolName(), Run: i, Result: res}
 }
 
 // TrainConfig is the training configuration the run uses.
@@ -188,19 +189,19 @@ func (r Run) withConfig() (Run, error) {
 
 // Do runs the protocol and summarises it. A configuration the model
 // rejects is reported before any training.
-func (r Run) Do() (train.Summary, error) {
+func (r Run) Do() (record.Summary, error) {
 	if r.Dataset == nil {
-		return train.Summary{}, fmt.Errorf("experiment: no dataset")
+		return record.Summary{}, fmt.Errorf("experiment: no dataset")
 	}
 	r, err := r.withConfig()
 	if err != nil {
-		return train.Summary{}, err
+		return record.Summary{}, err
 	}
 	if r, err = r.checkMemory(machineMemory()); err != nil {
-		return train.Summary{}, err
+		return record.Summary{}, err
 	}
 	if r.Embeddings != nil && r.Dataset.Task != data.NodeTask {
-		return train.Summary{}, fmt.Errorf("experiment: embeddings are recorded for node classification only")
+		return record.Summary{}, fmt.Errorf("experiment: embeddings are recorded for node classification only")
 	}
 	recs := r.records()
 	obs := []train.Observer{r.Observer}
@@ -224,18 +225,18 @@ func (r Run) Do() (train.Summary, error) {
 	return sum, err
 }
 
-// record is one of a Run's records: an observer that writes its file whole
+// recorder is one of a Run's records: an observer that writes its file whole
 // once the protocol has finished without error (Close), and leaves an
 // existing file as it was otherwise (Abort).
-type record interface {
+type recorder interface {
 	train.Observer
 	Close() error
 	Abort()
 }
 
 // records returns r's records, those set.
-func (r Run) records() []record {
-	var recs []record
+func (r Run) records() []recorder {
+	var recs []recorder
 	if r.ValLogits != nil {
 		recs = append(recs, r.ValLogits)
 	}
@@ -254,7 +255,7 @@ func (r Run) records() []record {
 // closeRecords writes recs after a protocol that succeeded (err nil) and
 // discards them otherwise, and returns err joined with any error of the
 // writing.
-func closeRecords(recs []record, err error) error {
+func closeRecords(recs []recorder, err error) error {
 	if err != nil {
 		for _, rec := range recs {
 			rec.Abort()
@@ -286,11 +287,11 @@ func (b *bestRun) Selected(run int, res train.Result, m model.Model) {
 }
 
 // do runs the protocol of the dataset's task.
-func (r Run) do() (train.Summary, error) {
+func (r Run) do() (record.Summary, error) {
 	if r.Dataset.Task == data.GraphTask {
 		job, err := r.GraphJob()
 		if err != nil {
-			return train.Summary{}, err
+			return record.Summary{}, err
 		}
 		sum, err := train.RunGraphProtocol(job.Dataset, job.Build, job.Protocol, job.Config, job.Observer)
 		sum.Model = r.ModelName()
@@ -301,7 +302,7 @@ func (r Run) do() (train.Summary, error) {
 		return model.NewNode(r.ModelName(), r.Config, model.NodeShape(ds), seed)
 	}
 	if _, err := build(r.Node.FirstSeed); err != nil {
-		return train.Summary{}, err
+		return record.Summary{}, err
 	}
 	sum, err := train.RunNodeProtocol(ds, build, r.Node, r.TrainConfig(), r.observer())
 	sum.Model = r.ModelName()
@@ -340,17 +341,6 @@ func (r Run) GraphJob() (train.GraphJob, error) {
 		}
 	}
 	return train.GraphJob{Dataset: ds, Build: build, Protocol: p, Config: r.TrainConfig(), Observer: r.observer()}, nil
-}
-
-// RunRecord is the JSON record of one finished run (seed or fold), as
-// `prcaps train --json` prints it before the summary.
-type RunRecord struct {
-	Dataset  string `json:"dataset"`
-	Task     string `json:"task"`
-	Model    string `json:"model"`
-	Protocol string `json:"protocol"`
-	Run      int    `json:"run"`
-	train.Result
 }
 
 // fitting is the number of runs at once, at most want and at least 1, whose

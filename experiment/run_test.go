@@ -7,6 +7,7 @@ import (
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/train"
 )
 
@@ -178,12 +179,12 @@ func TestRunSummaryText(t *testing.T) {
 		if r.Unit() != tc.unit {
 			t.Fatalf("%s: unit %q, want %q", tc.name, r.Unit(), tc.unit)
 		}
-		sum := train.Summary{Model: "gcn", Dataset: "D", Protocol: "P", Runs: 2, MeanAcc: 0.5, StdAcc: 0.25, Params: 7, SecondsPerRun: 1.5}
+		sum := record.Summary{Model: "gcn", Dataset: "D", Protocol: "P", Runs: 2, MeanAcc: 0.5, StdAcc: 0.25, Params: 7, SecondsPerRun: 1.5}
 		want := "gcn on D, P: test accuracy 50.00 ± 25.00 % over 2 " + tc.unit + "(s); 7 parameters; 1.50 s per " + tc.unit
 		if got := r.SummaryText(sum); got != want {
 			t.Errorf("%s: %q, want %q", tc.name, got, want)
 		}
-		sum.Failed = []train.RunFailure{{Run: 1}}
+		sum.Failed = []record.RunFailure{{Run: 1}}
 		if got := r.SummaryText(sum); !strings.HasSuffix(got, "; 1 "+tc.unit+"(s) FAILED (see below)") {
 			t.Errorf("%s with a failure: %q", tc.name, got)
 		}

@@ -71,6 +71,10 @@ type Selection struct {
 	// Labels name the rows by model (Table 2's labels); a model without
 	// one is named by its registry name.
 	Labels map[string]string
+	// Skip holds, by model and then dataset, the reason a model is not
+	// run there (Table 2's: GraphGPS's exact attention on DD), so that the
+	// selected table leaves out what the fixed one leaves out.
+	Skip map[string]map[string]string
 }
 
 // SelectedTable is the selection protocol beside Table 2 (t2): its
@@ -78,13 +82,16 @@ type Selection struct {
 func SelectedTable(datasets []string, grids []SelectGrid) Selection {
 	t2 := Suites()["graph"][0]
 	s := Selection{Name: "t2-selected", Title: "Table 2, selected per fold: graph classification, a configuration chosen per outer fold on validation",
-		Datasets: t2.Datasets, Grids: grids, Labels: map[string]string{}}
+		Datasets: t2.Datasets, Grids: grids, Labels: map[string]string{}, Skip: map[string]map[string]string{}}
 	if len(datasets) > 0 {
 		s.Datasets = datasets
 	}
 	for _, v := range t2.Variants {
-		if v.Apply == nil && v.Options == nil {
+		if v.Apply == nil {
 			s.Labels[v.Model] = v.Label
+		}
+		if len(v.Skip) > 0 {
+			s.Skip[v.Model] = v.Skip
 		}
 	}
 	return s
@@ -172,6 +179,10 @@ func (b *Bench) selectionTasks(s Selection) ([]*selTask, []string, error) {
 			row = g.Grid.Model
 		}
 		for _, d := range dss {
+			if why, ok := s.Skip[g.Grid.Model][d.key]; ok {
+				notes = append(notes, fmt.Sprintf("%s on %s: not run (%s).", row, d.ds.Name, why))
+				continue
+			}
 			t := &selTask{g: g, d: d, row: row, points: g.Grid.Assignments()}
 			for k, a := range t.points {
 				trial, err := b.selCell(s, t, k, a, 0)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/report"
 	"github.com/prcaps/prcaps/train"
 )
@@ -74,17 +75,17 @@ func runSelection(t *testing.T, grids []SelectGrid, log string, shard Shard, mer
 }
 
 // readFolds reads a fold log as records.
-func readFolds(t *testing.T, path string) []foldRecord {
+func readFolds(t *testing.T, path string) []record.FoldRecord {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []foldRecord
+	var out []record.FoldRecord
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r foldRecord
+		var r record.FoldRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +94,7 @@ func readFolds(t *testing.T, path string) []foldRecord {
 	return out
 }
 
-func writeFolds(t *testing.T, path string, recs []foldRecord) {
+func writeFolds(t *testing.T, path string, recs []record.FoldRecord) {
 	t.Helper()
 	var b []byte
 	for _, r := range recs {
@@ -255,7 +256,7 @@ func TestSelectionIgnoresTestLabels(t *testing.T) {
 	log := filepath.Join(dir, "sel.jsonl")
 	_, recs, _ := runSelection(t, grids, log, Shard{}, nil)
 	logged := readFolds(t, log)
-	isTrial := func(r foldRecord) bool { return !strings.Contains(r.Label, " retrain ") }
+	isTrial := func(r record.FoldRecord) bool { return !strings.Contains(r.Label, " retrain ") }
 	changed := slices.Clone(logged)
 	for i, r := range changed {
 		if isTrial(r) {
@@ -309,5 +310,30 @@ func TestReadSelectGridErrors(t *testing.T) {
 	}
 	if _, err := ReadSelectGrid(filepath.Join(dir, "absent.json")); err == nil || !strings.Contains(err.Error(), "absent.json") {
 		t.Errorf("absent file: %v", err)
+	}
+}
+
+// A model Table 2 does not run on a dataset (its Skip) is not run there
+// by the selection either: no trial, a note with the reason. GraphGPS on
+// DD is the real case; SelectedTable copies it from Table 2.
+func TestSelectionSkips(t *testing.T) {
+	if why := SelectedTable(nil, nil).Skip["graphgps"]["dd"]; why == "" {
+		t.Errorf("SelectedTable does not carry Table 2's skip of GraphGPS on DD")
+	}
+	b, err := NewBench(Options{Folds: 3, Epochs: 3, Parallel: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := SelectedTable([]string{"mutag"}, selectionGrids(t))
+	sel.Skip = map[string]map[string]string{"mlp": {"mutag": "a reason"}}
+	var tab *report.Table
+	var recs []SelectRecord
+	b.Emit = func(x *report.Table) error { tab = x; return nil }
+	b.Record = func(v any) error { recs = append(recs, v.(SelectRecord)); return nil }
+	if err := b.RunSelection(sel); err != nil {
+		t.Fatal(err)
+	}
+	if tab == nil || len(recs) != 0 || !strings.Contains(tab.Markdown(), "structure-agnostic MLP on MUTAG: not run (a reason).") {
+		t.Errorf("%d records; table:\n%v", len(recs), tab)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/prcaps/prcaps/internal/fileguard"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/option"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/stats"
 	"github.com/prcaps/prcaps/train"
 )
@@ -30,9 +31,13 @@ import (
 //	{"model": "tgnn", "options": {"layers": [2, 3], "norm": ["none", "layer"], "lr": [0.01, 0.001]}}
 //
 // Options not listed keep the model's defaults and its training recipe.
+// An optional "source" (text) says where the ranges come from (a paper's
+// search space, a reference script); the search never reads it, so a
+// grid's points, cells and logs do not depend on it.
 type Grid struct {
 	Model   string
 	Options map[string][]string // values as on the command line
+	Source  string
 }
 
 // MaxGridBytes bounds a grid file: a grid is a few lines of JSON, and a
@@ -50,6 +55,7 @@ func ReadGrid(path string) (Grid, error) {
 	var raw struct {
 		Model   string                       `json:"model"`
 		Options map[string][]json.RawMessage `json:"options"`
+		Source  string                       `json:"source"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -65,7 +71,7 @@ func ReadGrid(path string) (Grid, error) {
 	if len(raw.Options) == 0 {
 		return Grid{}, fmt.Errorf("%s: no \"options\" to search", path)
 	}
-	g := Grid{Model: raw.Model, Options: map[string][]string{}}
+	g := Grid{Model: raw.Model, Options: map[string][]string{}, Source: raw.Source}
 	for name, vals := range raw.Options {
 		if len(vals) == 0 {
 			return Grid{}, fmt.Errorf("%s: option %q has no values", path, name)
@@ -233,7 +239,7 @@ type TuneResult struct {
 	Reused int
 	// Final is the chosen configuration's protocol run, with its test
 	// accuracy.
-	Final train.Summary
+	Final record.Summary
 	// Stats compares every trial with the chosen one on validation, by
 	// index of Trials (compareTrials).
 	Stats []TrialStats
@@ -321,7 +327,7 @@ func (t Tune) Do() (TuneResult, error) {
 				tr.ValAccs = append(tr.ValAccs, r.ValAcc)
 			}
 			tr.Params, tr.Seconds = sum.Params, sum.SecondsPerRun
-			if err := appendLog(t.Log, tr); err != nil {
+			if err := record.AppendLog(t.Log, tr); err != nil {
 				return res, err
 			}
 			progress.Line("%s %s: val %.4f ± %.4f, %.2f s per run", label, assignmentText(a), tr.ValMean, tr.ValStd, tr.Seconds)
@@ -347,7 +353,7 @@ func (t Tune) Do() (TuneResult, error) {
 
 // run trains one configuration under the protocol; a trial's progress
 // (hideTest) shows no test accuracy.
-func (t Tune) run(mc model.Config, tc train.Config, label string, hideTest bool) (train.Summary, error) {
+func (t Tune) run(mc model.Config, tc train.Config, label string, hideTest bool) (record.Summary, error) {
 	return Run{Model: t.Grid.Model, Config: mc, Train: tc, Dataset: t.Dataset, Node: t.Node,
 		Progress: t.Progress, Label: label, HideTest: hideTest}.Do()
 }
@@ -394,7 +400,7 @@ func compareTrials(trials []Trial, best int) []TrialStats {
 
 // valStats is the mean and (population) standard deviation of the runs'
 // validation accuracies, as Summary reports the test accuracy's.
-func valStats(s train.Summary) (mean, std float64) {
+func valStats(s record.Summary) (mean, std float64) {
 	if len(s.Results) == 0 {
 		return s.MeanValAcc, 0
 	}
@@ -408,7 +414,7 @@ func valStats(s train.Summary) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(s.Results)))
 }
 
-// readTrials loads a trial log by key (see readLog).
+// readTrials loads a trial log by key (see record.ReadLog).
 func readTrials(path string) (map[string]Trial, error) {
 	return readTrialLogs([]string{path})
 }
@@ -423,7 +429,7 @@ func readTrialLogs(paths []string) (map[string]Trial, error) {
 	byKey, byConfig := map[string]string{}, map[string]string{} // → file
 	configKey := map[string]string{}
 	for _, path := range paths {
-		recs, err := readLog(path, "trial", func(tr Trial) bool { return tr.Options != nil })
+		recs, err := record.ReadLog(path, "trial", func(tr Trial) bool { return tr.Options != nil })
 		if err != nil {
 			return nil, err
 		}
@@ -524,7 +530,7 @@ func (t Tune) DoShard() (ShardPlan, error) {
 			tr.ValAccs = append(tr.ValAccs, r.ValAcc)
 		}
 		tr.Params, tr.Seconds = sum.Params, sum.SecondsPerRun
-		if err := appendLog(t.Log, tr); err != nil {
+		if err := record.AppendLog(t.Log, tr); err != nil {
 			p.Seconds = time.Since(start).Seconds()
 			return p, err
 		}

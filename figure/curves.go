@@ -6,11 +6,10 @@ import (
 	"math"
 	"slices"
 
+	"github.com/prcaps/prcaps/record"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/prcaps/prcaps/experiment"
 )
 
 // Band is one curve over epochs across runs: the mean and population
@@ -25,7 +24,7 @@ type Band struct {
 
 // bands gathers the quantities value(r) of recs into one Band per key,
 // keys in first-seen order.
-func bands(recs []experiment.EpochRecord, keys []string, value func(experiment.EpochRecord, int) (float64, bool)) []Band {
+func bands(recs []record.EpochRecord, keys []string, value func(record.EpochRecord, int) (float64, bool)) []Band {
 	out := make([]Band, len(keys))
 	for k, key := range keys {
 		sums := map[int][]float64{}
@@ -61,9 +60,9 @@ func meanStd(xs []float64) (mean, std float64) {
 
 // TrainingBands returns the loss, training accuracy and validation
 // accuracy of recs as bands over the runs.
-func TrainingBands(recs []experiment.EpochRecord) (loss Band, acc []Band) {
-	loss = bands(recs, []string{"training loss"}, func(r experiment.EpochRecord, _ int) (float64, bool) { return r.Loss, true })[0]
-	acc = bands(recs, []string{"train accuracy (training pass)", "validation accuracy"}, func(r experiment.EpochRecord, k int) (float64, bool) {
+func TrainingBands(recs []record.EpochRecord) (loss Band, acc []Band) {
+	loss = bands(recs, []string{"training loss"}, func(r record.EpochRecord, _ int) (float64, bool) { return r.Loss, true })[0]
+	acc = bands(recs, []string{"train accuracy (training pass)", "validation accuracy"}, func(r record.EpochRecord, k int) (float64, bool) {
 		if k == 0 {
 			return r.TrainAcc, true
 		}
@@ -74,7 +73,7 @@ func TrainingBands(recs []experiment.EpochRecord) (loss Band, acc []Band) {
 
 // CurvatureBands returns one band per learned curvature of recs (β, then
 // each β_k, by name), empty for a model without curvatures.
-func CurvatureBands(recs []experiment.EpochRecord) []Band {
+func CurvatureBands(recs []record.EpochRecord) []Band {
 	var names []string
 	for _, r := range recs {
 		for _, c := range r.Curvatures {
@@ -83,7 +82,7 @@ func CurvatureBands(recs []experiment.EpochRecord) []Band {
 			}
 		}
 	}
-	bs := bands(recs, names, func(r experiment.EpochRecord, k int) (float64, bool) {
+	bs := bands(recs, names, func(r record.EpochRecord, k int) (float64, bool) {
 		for _, c := range r.Curvatures {
 			if c.Name == names[k] {
 				return c.Beta, true
@@ -113,7 +112,7 @@ func curvatureLabel(name string) string {
 // SelectedEpochs returns each run's selected epoch: the last epoch that
 // was the best so far on validation (the protocol's selection), in run
 // order.
-func SelectedEpochs(recs []experiment.EpochRecord) []int {
+func SelectedEpochs(recs []record.EpochRecord) []int {
 	sel := map[int]int{}
 	for _, r := range recs {
 		if r.Best && r.Epoch > sel[r.Run] {
@@ -199,7 +198,7 @@ func markEpochs(p *plot.Plot, selected []int, lo, hi float64) error {
 // TrainingPlots draws the training curves of recs: the loss, and the
 // training and validation accuracies, each as mean ± std over the runs,
 // with the mean selected epoch marked.
-func TrainingPlots(recs []experiment.EpochRecord, title string) (lossPlot, accPlot *plot.Plot, err error) {
+func TrainingPlots(recs []record.EpochRecord, title string) (lossPlot, accPlot *plot.Plot, err error) {
 	loss, acc := TrainingBands(recs)
 	if err := drawable(append([]Band{loss}, acc...)); err != nil {
 		return nil, nil, err
@@ -230,7 +229,7 @@ func TrainingPlots(recs []experiment.EpochRecord, title string) (lossPlot, accPl
 
 // CurvaturePlot draws the learned curvatures of recs per epoch, or nil
 // when recs hold none.
-func CurvaturePlot(recs []experiment.EpochRecord, title string) (*plot.Plot, error) {
+func CurvaturePlot(recs []record.EpochRecord, title string) (*plot.Plot, error) {
 	bs := CurvatureBands(recs)
 	if len(bs) == 0 {
 		return nil, nil

@@ -8,21 +8,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prcaps/prcaps/record"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/prcaps/prcaps/experiment"
-	"github.com/prcaps/prcaps/model"
 )
 
 // Two runs, the second stopped early: each epoch's band is over the runs
 // that reached it; the selected epochs are each run's last best one.
 func TestBandsAndSelection(t *testing.T) {
-	recs := []experiment.EpochRecord{
-		{Run: 0, Epoch: 1, Loss: 2, TrainAcc: 0.5, ValAcc: 0.4, Best: true, Curvatures: []model.Curvature{{Name: "beta", Beta: -1}}},
-		{Run: 0, Epoch: 2, Loss: 1, TrainAcc: 0.7, ValAcc: 0.6, Best: true, Curvatures: []model.Curvature{{Name: "beta", Beta: -1.5}}},
-		{Run: 0, Epoch: 3, Loss: 0.5, TrainAcc: 0.9, ValAcc: 0.5, Curvatures: []model.Curvature{{Name: "beta", Beta: -2}}},
-		{Run: 1, Epoch: 1, Loss: 4, TrainAcc: 0.3, ValAcc: 0.2, Best: true, Curvatures: []model.Curvature{{Name: "beta", Beta: -3}}},
+	recs := []record.EpochRecord{
+		{Run: 0, Epoch: 1, Loss: 2, TrainAcc: 0.5, ValAcc: 0.4, Best: true, Curvatures: []record.Curvature{{Name: "beta", Beta: -1}}},
+		{Run: 0, Epoch: 2, Loss: 1, TrainAcc: 0.7, ValAcc: 0.6, Best: true, Curvatures: []record.Curvature{{Name: "beta", Beta: -1.5}}},
+		{Run: 0, Epoch: 3, Loss: 0.5, TrainAcc: 0.9, ValAcc: 0.5, Curvatures: []record.Curvature{{Name: "beta", Beta: -2}}},
+		{Run: 1, Epoch: 1, Loss: 4, TrainAcc: 0.3, ValAcc: 0.2, Best: true, Curvatures: []record.Curvature{{Name: "beta", Beta: -3}}},
 	}
 	loss, acc := TrainingBands(recs)
 	if len(loss.Epochs) != 3 || loss.Mean[0] != 3 || loss.Std[0] != 1 || loss.Runs[0] != 2 || loss.Runs[2] != 1 || loss.Mean[2] != 0.5 {
@@ -46,7 +44,7 @@ func TestBandsAndSelection(t *testing.T) {
 // The figures come out as PNG and SVG; an unknown format or no panel is an
 // error.
 func TestWrite(t *testing.T) {
-	recs := []experiment.EpochRecord{{Run: 0, Epoch: 1, Loss: 1, Best: true}, {Run: 0, Epoch: 2, Loss: 0.5}}
+	recs := []record.EpochRecord{{Run: 0, Epoch: 1, Loss: 1, Best: true}, {Run: 0, Epoch: 2, Loss: 0.5}}
 	loss, acc, err := TrainingPlots(recs, "x")
 	if err != nil {
 		t.Fatal(err)
@@ -75,10 +73,10 @@ func TestWrite(t *testing.T) {
 // the axis ticks loop forever: they are an error naming the curve and the
 // epoch, at once. Large but drawable values still draw.
 func TestCurvesTooWideToDraw(t *testing.T) {
-	recs := func(a, b float64) []experiment.EpochRecord {
-		return []experiment.EpochRecord{
-			{Run: 0, Epoch: 1, Loss: a, Curvatures: []model.Curvature{{Name: "beta", Beta: -a}}},
-			{Run: 0, Epoch: 2, Loss: b, Curvatures: []model.Curvature{{Name: "beta", Beta: -b}}},
+	recs := func(a, b float64) []record.EpochRecord {
+		return []record.EpochRecord{
+			{Run: 0, Epoch: 1, Loss: a, Curvatures: []record.Curvature{{Name: "beta", Beta: -a}}},
+			{Run: 0, Epoch: 2, Loss: b, Curvatures: []record.Curvature{{Name: "beta", Beta: -b}}},
 		}
 	}
 	done := make(chan struct{})
@@ -91,7 +89,7 @@ func TestCurvesTooWideToDraw(t *testing.T) {
 			t.Errorf("CurvaturePlot: %v", err)
 		}
 		// Two runs at 1e308 overflow the mean.
-		two := append(recs(1e308, 0), experiment.EpochRecord{Run: 1, Epoch: 1, Loss: 1e308})
+		two := append(recs(1e308, 0), record.EpochRecord{Run: 1, Epoch: 1, Loss: 1e308})
 		if _, _, err := TrainingPlots(two, "t"); err == nil || !strings.Contains(err.Error(), "+Inf") {
 			t.Errorf("TrainingPlots of an overflowing mean: %v", err)
 		}

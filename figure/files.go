@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/internal/fileguard"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/tsne"
 )
 
@@ -30,26 +30,26 @@ type Options struct {
 const MaxResultBytes = 1 << 30
 
 // Files draws the figures of saved results, each file recognised by its
-// content: a curves file (experiment.ReadCurves) gives Out/<file>-curves
+// content: a curves file (record.ReadCurves) gives Out/<file>-curves
 // and, with curvatures, Out/<file>-curvature; bench output
-// (experiment.ReadBenchRecords) one Out/<file>-<table> per table;
-// embeddings files (experiment.ReadEmbeddings) one t-SNE panel each, in
+// (record.ReadBenchRecords) one Out/<file>-<table> per table;
+// embeddings files (record.ReadEmbeddings) one t-SNE panel each, in
 // one Out/tsne-<dataset> figure per dataset. Every path written, and a
 // line of scores per t-SNE panel, goes to w.
 func Files(files []string, opt Options, w io.Writer) error {
-	var embeddings []*experiment.EmbeddingFile
+	var embeddings []*record.EmbeddingFile
 	for _, path := range files {
 		b, err := fileguard.ReadFile(path, MaxResultBytes)
 		if err != nil {
 			return err
 		}
-		if e, eerr := experiment.ReadEmbeddings(b, path); eerr == nil {
+		if e, eerr := record.ReadEmbeddings(b, path); eerr == nil {
 			embeddings = append(embeddings, e)
 			continue
 		}
-		recs, err := experiment.ReadCurves(b, path)
+		recs, err := record.ReadCurves(b, path)
 		if err != nil {
-			bench, berr := experiment.ReadBenchRecords(b, path)
+			bench, berr := record.ReadBenchRecords(b, path)
 			if berr != nil {
 				return fmt.Errorf("%s: neither a curves, an embeddings nor a bench file (%v)", path, err)
 			}
@@ -75,7 +75,7 @@ func save(base string, panels [][]*plot.Plot, cellW, cellH vg.Length, w io.Write
 }
 
 // curves draws a curves file's training curves and learned curvatures.
-func curves(recs []experiment.EpochRecord, path string, opt Options, w io.Writer) error {
+func curves(recs []record.EpochRecord, path string, opt Options, w io.Writer) error {
 	t := opt.Title
 	if t == "" {
 		t = fmt.Sprintf("%s on %s", recs[0].Model, recs[0].Dataset)
@@ -98,7 +98,7 @@ func curves(recs []experiment.EpochRecord, path string, opt Options, w io.Writer
 }
 
 // tables draws each table of a bench output as its sweep figure.
-func tables(recs []experiment.BenchRecord, path, out string, w io.Writer) error {
+func tables(recs []record.BenchRecord, path, out string, w io.Writer) error {
 	var names []string
 	for _, r := range recs {
 		if !slices.Contains(names, r.Table) {
@@ -106,7 +106,7 @@ func tables(recs []experiment.BenchRecord, path, out string, w io.Writer) error 
 		}
 	}
 	for _, t := range names {
-		var rs []experiment.BenchRecord
+		var rs []record.BenchRecord
 		for _, r := range recs {
 			if r.Table == t {
 				rs = append(rs, r)
@@ -125,7 +125,7 @@ func tables(recs []experiment.BenchRecord, path, out string, w io.Writer) error 
 
 // tsnePanels draws one figure of t-SNE panels per dataset of embeddings,
 // in the order given.
-func tsnePanels(embeddings []*experiment.EmbeddingFile, opt Options, w io.Writer) error {
+func tsnePanels(embeddings []*record.EmbeddingFile, opt Options, w io.Writer) error {
 	var datasets []string
 	for _, e := range embeddings {
 		if !slices.Contains(datasets, e.Dataset) {

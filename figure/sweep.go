@@ -7,13 +7,12 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/prcaps/prcaps/record"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/prcaps/prcaps/experiment"
 )
 
 var (
@@ -27,7 +26,7 @@ var (
 // over the numbers; variants named s=…,t=… (the manifold dimensions) give
 // a heat map of the first dataset's means; any other names are categories
 // along the x axis (gate terms removed, fixed vs learnable curvature).
-func SweepPlot(title string, recs []experiment.BenchRecord) (*plot.Plot, error) {
+func SweepPlot(title string, recs []record.BenchRecord) (*plot.Plot, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("figure: no records")
 	}
@@ -135,7 +134,7 @@ func (g grid) Z(c, r int) float64 { return g.z[[2]float64{g.s[c], g.t[r]}] }
 
 // heatMap draws dataset's mean accuracy over the (s, t) grid, each cell
 // labelled with its value.
-func heatMap(title string, recs []experiment.BenchRecord, dataset string) (*plot.Plot, error) {
+func heatMap(title string, recs []record.BenchRecord, dataset string) (*plot.Plot, error) {
 	g := grid{z: map[[2]float64]float64{}}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var labels plotter.XYLabels

@@ -4,21 +4,19 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/prcaps/prcaps/record"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
-
-	"github.com/prcaps/prcaps/experiment"
-	"github.com/prcaps/prcaps/train"
 )
 
-func rec(variant, dataset string, mean float64) experiment.BenchRecord {
-	return experiment.BenchRecord{Table: "x", Variant: variant, Summary: train.Summary{Dataset: dataset, Runs: 10, MeanAcc: mean, StdAcc: 0.01}}
+func rec(variant, dataset string, mean float64) record.BenchRecord {
+	return record.BenchRecord{Table: "x", Variant: variant, Summary: record.Summary{Dataset: dataset, Runs: 10, MeanAcc: mean, StdAcc: 0.01}}
 }
 
 // Numeric sweeps, the (s, t) grid and categories each draw; a grid with a
 // hole is an error; the figures render.
 func TestSweepPlot(t *testing.T) {
-	var grid, holed []experiment.BenchRecord
+	var grid, holed []record.BenchRecord
 	for _, s := range []string{"3", "5"} {
 		for _, u := range []string{"3", "5"} {
 			grid = append(grid, rec("s="+s+",t="+u, "Cora", 0.8))
@@ -26,13 +24,13 @@ func TestSweepPlot(t *testing.T) {
 	}
 	holed = grid[:3]
 	for name, tc := range map[string]struct {
-		recs []experiment.BenchRecord
+		recs []record.BenchRecord
 		ok   bool
 	}{
-		"numeric":  {[]experiment.BenchRecord{rec("T=1", "Cora", 0.8), rec("T=2", "Cora", 0.85), rec("T=1", "CiteSeer", 0.7)}, true},
+		"numeric":  {[]record.BenchRecord{rec("T=1", "Cora", 0.8), rec("T=2", "Cora", 0.85), rec("T=1", "CiteSeer", 0.7)}, true},
 		"grid":     {grid, true},
 		"holed":    {holed, false},
-		"category": {[]experiment.BenchRecord{rec("full", "Cora", 0.87), rec("no C", "Cora", 0.86)}, true},
+		"category": {[]record.BenchRecord{rec("full", "Cora", 0.87), rec("no C", "Cora", 0.86)}, true},
 		"empty":    {nil, false},
 	} {
 		p, err := SweepPlot(name, tc.recs)

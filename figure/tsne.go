@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/prcaps/prcaps/experiment"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/tsne"
 )
 
@@ -25,7 +25,7 @@ const mapK = 10
 
 // TSNEPanel maps the labelled nodes of an embedding to 2-D with t-SNE
 // (cfg, deterministic for its seed) and draws them coloured by class.
-func TSNEPanel(e *experiment.EmbeddingFile, cfg tsne.Config) (*plot.Plot, MapScores, error) {
+func TSNEPanel(e *record.EmbeddingFile, cfg tsne.Config) (*plot.Plot, MapScores, error) {
 	var x [][]float64
 	var labels []int
 	for i := 0; i < e.Rows; i++ {

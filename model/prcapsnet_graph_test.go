@@ -8,6 +8,7 @@ import (
 
 	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/record"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/data"
@@ -130,7 +131,7 @@ func TestPRCapsGraphBatchIndependence(t *testing.T) {
 	}
 }
 
-func quickGraphProtocol(t *testing.T, parallel int) train.Summary {
+func quickGraphProtocol(t *testing.T, parallel int) record.Summary {
 	t.Helper()
 	ds := model.LoadEmbeddedMUTAG(t)
 	cfg, tc := model.DefaultPRCapsGraphConfig(), train.Recipe(data.GraphTask, "prcapsnet")

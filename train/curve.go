@@ -1,6 +1,10 @@
 package train
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/prcaps/prcaps/stats"
+)
 
 // CurveSelection is the test-curve reporting of Xu et al. (2019, the GIN
 // paper) and of many TU benchmark papers since: the one epoch whose test
@@ -40,7 +44,7 @@ func SelectOnCurves(curves [][]float64) (CurveSelection, error) {
 		}
 		// Means of equal accuracies summed in another order may differ in
 		// the last bit; such a difference is not an improvement.
-		if mean, std := MeanStd(accs); mean > best.MeanAcc+1e-12 {
+		if mean, std := stats.MeanStd(accs); mean > best.MeanAcc+1e-12 {
 			best.Epoch, best.MeanAcc, best.StdAcc = e+1, mean, std
 		}
 	}

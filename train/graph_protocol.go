@@ -12,6 +12,7 @@ import (
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/record"
 )
 
 // RunGraphProtocol runs the graph protocol p (DESIGN §6) on ds: stratified
@@ -19,7 +20,7 @@ import (
 // training per cfg, and the summary of the folds' test accuracies (task
 // "graph"). obs, if non-nil, observes the folds; with p.Parallel > 1 it is
 // called from several goroutines, one at a time.
-func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol, cfg Config, obs Observer) (Summary, error) {
+func RunGraphProtocol(ds *data.GraphDataset, build GraphBuilder, p GraphProtocol, cfg Config, obs Observer) (record.Summary, error) {
 	job := GraphJob{Dataset: ds, Build: build, Protocol: p, Config: cfg, Observer: obs}
 	sums, errs := RunGraphProtocols([]GraphJob{job}, p.withDefaults().Parallel)
 	return sums[0], errs[0]
@@ -53,8 +54,8 @@ type GraphJob struct {
 // this gained about 1%, since a lone fold's kernels use the idle core too.
 //
 // The observers of all jobs are called one at a time.
-func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
-	sums := make([]Summary, len(jobs))
+func RunGraphProtocols(jobs []GraphJob, parallel int) ([]record.Summary, []error) {
+	sums := make([]record.Summary, len(jobs))
 	errs := make([]error, len(jobs))
 	runs := make([]*graphRun, len(jobs))
 	type task struct{ job, fold int }
@@ -100,7 +101,7 @@ func RunGraphProtocols(jobs []GraphJob, parallel int) ([]Summary, []error) {
 				sums[j].Results = append(sums[j].Results, r.results[f])
 			}
 		}
-		errs[j] = sums[j].failures(r.errs, r.p.FirstSeed)
+		errs[j] = failures(&sums[j], r.errs, r.p.FirstSeed)
 		sums[j].Summarise()
 	}
 	return sums, errs
@@ -118,9 +119,9 @@ type graphRun struct {
 	errs    []error // written under the observers' mutex
 }
 
-func newGraphRun(job GraphJob) (*graphRun, Summary, error) {
+func newGraphRun(job GraphJob) (*graphRun, record.Summary, error) {
 	ds, p := job.Dataset, job.Protocol.withDefaults()
-	s := Summary{Dataset: ds.Name, Task: "graph", Protocol: p.Name(), Epochs: job.Config.Epochs}
+	s := record.Summary{Dataset: ds.Name, Task: "graph", Protocol: p.Name(), Epochs: job.Config.Epochs}
 	labels := make([]int32, len(ds.Graphs))
 	nodes := 0
 	for i, g := range ds.Graphs {

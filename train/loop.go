@@ -51,7 +51,7 @@ type selectRule int
 
 const (
 	// selectNode takes a higher validation accuracy, ties broken by the
-	// lower validation loss (Result.improvedBy); patience counts the epochs
+	// lower validation loss (improvedBy); patience counts the epochs
 	// since the last one taken.
 	selectNode selectRule = iota
 	// selectGraph takes an accuracy at least as high, so ties go to the
@@ -159,7 +159,7 @@ func (s *selector) take(ep Epoch, valLoss float64) bool {
 	case selectGraph:
 		takes, rises = selectsGraphEpoch(res.ValAcc, ep.ValAcc), ep.ValAcc > res.ValAcc
 	default:
-		takes = res.improvedBy(ep.ValAcc, valLoss)
+		takes = improvedBy(res, ep.ValAcc, valLoss)
 		rises = takes
 	}
 	if rises {

@@ -11,6 +11,7 @@ import (
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/optim"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -96,22 +97,14 @@ type Epoch struct {
 	Curvatures []model.Curvature
 }
 
-// Result is the outcome of one training run.
-type Result struct {
-	Seed      uint64  `json:"seed"`
-	BestEpoch int     `json:"best_epoch"`
-	Epochs    int     `json:"epochs"`
-	TrainAcc  float64 `json:"train_acc"` // the best epoch's (Epoch.TrainAcc)
-	ValAcc    float64 `json:"val_acc"`
-	TestAcc   float64 `json:"test_acc"`
-	ValLoss   float64 `json:"val_loss"`
-	Seconds   float64 `json:"seconds"`
-}
+// Result is the outcome of one training run, in the form the logs keep
+// (record.Result).
+type Result = record.Result
 
 // improvedBy reports whether an epoch with validation accuracy valAcc and
-// loss valLoss beats the best so far: higher accuracy, ties broken by lower
-// loss (DESIGN §6; test labels never enter the choice).
-func (r *Result) improvedBy(valAcc, valLoss float64) bool {
+// loss valLoss beats r, the best so far: higher accuracy, ties broken by
+// lower loss (DESIGN §6; test labels never enter the choice).
+func improvedBy(r *Result, valAcc, valLoss float64) bool {
 	return valAcc > r.ValAcc || (valAcc == r.ValAcc && valLoss < r.ValLoss)
 }
 

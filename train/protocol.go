@@ -8,6 +8,7 @@ import (
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/sample"
 )
 
@@ -82,43 +83,13 @@ func (p NodeProtocol) Name() string {
 	return name
 }
 
-// Summary is the record of a protocol: mean ± std over runs, parameter
-// count and wall time, as the paper's tables report them. Its JSON form is
-// the CLI's output contract (DESIGN §8).
-type Summary struct {
-	Dataset       string  `json:"dataset"`
-	Task          string  `json:"task"`
-	Model         string  `json:"model"`
-	Protocol      string  `json:"protocol"`
-	Runs          int     `json:"runs"`
-	MeanAcc       float64 `json:"mean_acc"`
-	StdAcc        float64 `json:"std_acc"`
-	MeanValAcc    float64 `json:"mean_val_acc"` // for choosing between configurations without test labels
-	Params        int     `json:"params"`
-	TrainSeconds  float64 `json:"train_seconds"`
-	SecondsPerRun float64 `json:"seconds_per_run"`
-	Epochs        int     `json:"epochs"`
-	// Failed are the runs that failed (a run's error, a panic inside it, a
-	// divergence); the aggregates above are over the others, and a protocol
-	// with failures also returns an error.
-	Failed  []RunFailure `json:"failed,omitempty"`
-	Results []Result     `json:"-"`
-}
-
-// RunFailure is a failed run of a protocol.
-type RunFailure struct {
-	Run   int    `json:"run"`
-	Seed  uint64 `json:"seed"`
-	Error string `json:"error"`
-}
-
 // failures records the failed runs of errs (seeds first+i) in s and
 // returns their errors joined, or nil.
-func (s *Summary) failures(errs []error, first uint64) error {
+func failures(s *record.Summary, errs []error, first uint64) error {
 	var failed []error
 	for i, err := range errs {
 		if err != nil {
-			s.Failed = append(s.Failed, RunFailure{Run: i, Seed: first + uint64(i), Error: err.Error()})
+			s.Failed = append(s.Failed, record.RunFailure{Run: i, Seed: first + uint64(i), Error: err.Error()})
 			failed = append(failed, err)
 		}
 	}
@@ -126,23 +97,6 @@ func (s *Summary) failures(errs []error, first uint64) error {
 		return nil
 	}
 	return fmt.Errorf("train: %d of %d runs failed: %w", len(failed), len(errs), errors.Join(failed...))
-}
-
-// Summarise fills the aggregate fields of s from s.Results.
-func (s *Summary) Summarise() {
-	accs := make([]float64, len(s.Results))
-	vals := make([]float64, len(s.Results))
-	s.TrainSeconds = 0
-	for i, r := range s.Results {
-		accs[i], vals[i] = r.TestAcc, r.ValAcc
-		s.TrainSeconds += r.Seconds
-	}
-	s.Runs = len(s.Results)
-	s.MeanAcc, s.StdAcc = MeanStd(accs)
-	s.MeanValAcc, _ = MeanStd(vals)
-	if s.Runs > 0 {
-		s.SecondsPerRun = s.TrainSeconds / float64(s.Runs)
-	}
 }
 
 // Builder makes a fresh model for one run from that run's seed.
@@ -153,12 +107,12 @@ type Builder func(seed uint64) (model.NodeModel, error)
 // called from several goroutines, one at a time. A run that fails or
 // panics does not stop the others: the summary is over the runs that
 // finished, lists the failed ones in Failed, and the error reports them.
-func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Config, obs Observer) (Summary, error) {
+func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Config, obs Observer) (record.Summary, error) {
 	if p.Seeds < 1 {
-		return Summary{}, fmt.Errorf("train: need at least one seed, got %d", p.Seeds)
+		return record.Summary{}, fmt.Errorf("train: need at least one seed, got %d", p.Seeds)
 	}
 	p = p.withDefaults()
-	s := Summary{Dataset: ds.Name, Task: "node", Protocol: p.Name(), Epochs: cfg.Epochs}
+	s := record.Summary{Dataset: ds.Name, Task: "node", Protocol: p.Name(), Epochs: cfg.Epochs}
 	if err := checkClasses(ds.Name, ds.Y); err != nil {
 		return s, err
 	}
@@ -212,7 +166,7 @@ func RunNodeProtocol(ds *data.NodeDataset, build Builder, p NodeProtocol, cfg Co
 			s.Results = append(s.Results, results[i])
 		}
 	}
-	err := s.failures(errs, p.FirstSeed)
+	err := failures(&s, errs, p.FirstSeed)
 	s.Summarise()
 	return s, err
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/prcaps/prcaps/experiment"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/report"
-	"github.com/prcaps/prcaps/train"
 )
 
 // TestBenchCLIJSON runs `prcaps bench` on the embedded Cora with GCN only:
@@ -124,7 +124,7 @@ func TestBenchGraphMatchesTrain(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	var rec struct {
 		Table string `json:"table"`
-		train.Summary
+		record.Summary
 	}
 	if err := json.Unmarshal([]byte(lines[0]), &rec); err != nil || rec.Table != "t2" || rec.Dataset != "MUTAG" || rec.Runs != 3 {
 		t.Fatalf("first line %q (%v): want t2's MUTAG record over 3 folds", lines[0], err)
@@ -138,7 +138,7 @@ func TestBenchGraphMatchesTrain(t *testing.T) {
 		t.Fatalf("train: exit %d: %s", code, errOut)
 	}
 	lines = strings.Split(strings.TrimSpace(out), "\n")
-	var sum struct{ train.Summary }
+	var sum struct{ record.Summary }
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
 		t.Fatal(err)
 	}

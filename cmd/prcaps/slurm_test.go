@@ -172,3 +172,54 @@ func TestSlurmTaskRerun(t *testing.T) {
 		t.Errorf("merge after the rerun:\n%s\nwant the unsharded\n%s", got, want)
 	}
 }
+
+// TestSlurmSubmitSelect submits a small fair selection (MUTAG, 3 outer
+// folds of 2 epochs, grids of two points for GIN-0 and the MLP: 6 units of
+// 2 trials and 3 retrains) to the real Slurm cluster with --slurm 3
+// --submit, waits for the merge job, and compares its t2-selected table
+// with the unsharded --select bench's: equal but for the Cost cells.
+func TestSlurmSubmitSelect(t *testing.T) {
+	slurmUp(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "prcaps")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	gin := filepath.Join(dir, "gin-graph.json")
+	mlp := filepath.Join(dir, "mlp-graph.json")
+	if err := os.WriteFile(gin, []byte(`{"model": "gin", "options": {"hidden": [16, 32]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mlp, []byte(`{"model": "mlp", "options": {"hidden": [8, 64]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"bench", "--data", "", "--quiet", "--epochs", "2", "--parallel", "1", "--suite", "graph",
+		"--dataset", "mutag", "--folds", "3", "--select", gin + "," + mlp}
+	code, want, errOut := runCLI(args...)
+	if code != 0 || !strings.Contains(want, "point chosen per fold") {
+		t.Fatalf("unsharded --select: exit %d\n%s%s", code, want, errOut)
+	}
+	sdir := filepath.Join(dir, "jobs")
+	out, err := exec.Command(bin, append(args, "--slurm", "3", "--slurm-dir", sdir, "--submit", "--sbatch", "--time=0:10:00")...).CombinedOutput()
+	m := regexp.MustCompile(`submitted array job (\d+) .* and merge job (\d+) `).FindSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("--select --slurm 3 --submit: %v\n%s", err, out)
+	}
+	array, merge := string(m[1]), string(m[2])
+	waitJobs(t, []string{array, merge}, 5*time.Minute)
+	for i := 1; i <= 3; i++ {
+		if s := jobState(fmt.Sprintf("%s_%d", array, i)); s != "COMPLETED" {
+			t.Errorf("task %d: %s, want COMPLETED", i, s)
+		}
+	}
+	if s := jobState(merge); s != "COMPLETED" {
+		t.Fatalf("merge job %s: %s", merge, s)
+	}
+	got, err := os.ReadFile(filepath.Join(sdir, "merge.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(got), "point chosen per fold") || withoutCost(string(got)) != withoutCost(want) {
+		t.Errorf("merge job's table\n%s\nwant the unsharded\n%s", got, want)
+	}
+}

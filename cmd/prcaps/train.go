@@ -14,6 +14,7 @@ import (
 
 	"github.com/prcaps/prcaps/internal/atomicfile"
 	"github.com/prcaps/prcaps/internal/kernels"
+	"github.com/prcaps/prcaps/record"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
@@ -227,7 +228,7 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 		var onRun func(int, train.Result)
 		onRun, flush = experiment.InRunOrder(func(i int, r train.Result) {
 			enc.Encode(struct {
-				experiment.RunRecord
+				record.RunRecord
 				machine
 			}{run.Record(i, r), thisMachine()})
 		})
@@ -256,7 +257,7 @@ func (f *trainFlags) run(run experiment.Run, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, curve)
 		}
 		if jerr := enc.Encode(struct {
-			train.Summary
+			record.Summary
 			machine
 		}{sum, thisMachine()}); jerr != nil {
 			return jerr

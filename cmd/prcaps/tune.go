@@ -13,6 +13,7 @@ import (
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/option"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/report"
 	"github.com/prcaps/prcaps/train"
 )
@@ -125,7 +126,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		}
 		return enc.Encode(struct {
 			Chosen map[string]string `json:"chosen"`
-			train.Summary
+			record.Summary
 		}{best.Options, res.Final})
 	}
 	from := f.log

@@ -28,7 +28,7 @@ import (
 	"slices"
 
 	"github.com/prcaps/prcaps/data"
-	"github.com/prcaps/prcaps/train"
+	"github.com/prcaps/prcaps/stats"
 )
 
 // reported is PR-CapsNet's row of the paper's Table 2 (ACC, mean ± std).
@@ -116,7 +116,7 @@ func spreads(labels []int32, classes int, splits []data.Split, p float64, sims i
 			}
 			accs[f] = float64(n) / float64(len(sp.Test))
 		}
-		_, out[s] = train.MeanStd(accs)
+		_, out[s] = stats.MeanStd(accs)
 	}
 	return out
 }

@@ -23,8 +23,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/internal/fileguard"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/stats"
 )
 
@@ -125,7 +125,7 @@ func run(fixedPath, logPath, selPath string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fixed, err := experiment.ReadBenchRecords(fb, fixedPath)
+	fixed, err := record.ReadBenchRecords(fb, fixedPath)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,10 @@
-package train
+package stats
 
 import "math"
 
 // MeanStd returns the mean and the population standard deviation (numpy's
-// default, ddof = 0, as most GNN papers report) of xs.
+// default, ddof = 0, as most GNN papers report) of xs; NaN for both when
+// xs is empty.
 func MeanStd(xs []float64) (mean, std float64) {
 	if len(xs) == 0 {
 		return math.NaN(), math.NaN()

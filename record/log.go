@@ -1,4 +1,4 @@
-package experiment
+package record
 
 import (
 	"bytes"
@@ -20,12 +20,12 @@ import (
 // it instead of a read that fills memory.
 const MaxLogBytes = 1 << 30
 
-// readLog reads the records of the log at path, in file order. A missing
+// ReadLog reads the records of the log at path, in file order. A missing
 // file (or an empty path) is an empty log. A malformed last line, a write
 // cut short, is cut off the file so that appending continues after the
 // last whole record; any other malformed line, or one valid rejects, is an
 // error naming the file and line. what names a record in errors.
-func readLog[T any](path, what string, valid func(T) bool) ([]T, error) {
+func ReadLog[T any](path, what string, valid func(T) bool) ([]T, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -68,10 +68,10 @@ func readLog[T any](path, what string, valid func(T) bool) ([]T, error) {
 	return recs, nil
 }
 
-// appendLog appends v to the log at path as one line, written in one call
+// AppendLog appends v to the log at path as one line, written in one call
 // and synced, so that a crash leaves at most a cut-short last line. An
 // empty path is no log.
-func appendLog(path string, v any) error {
+func AppendLog(path string, v any) error {
 	if path == "" {
 		return nil
 	}
