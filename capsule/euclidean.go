@@ -105,7 +105,7 @@ func (r *EuclideanRouting[T]) ForwardCouplings(t *autodiff.Tape[T], u *autodiff.
 		}
 		agree := eucLinkDot(t, ix, v, uh)
 		if r.Cfg.DetachB {
-			agree = eucDetach(t, agree)
+			agree = detach(t, agree)
 		}
 		b = autodiff.Add(t, b, agree)
 	}
@@ -149,10 +149,3 @@ func (r *EuclideanRouting[T]) index(l *Links) *eucIndex {
 
 // Params lists the layer's parameters.
 func (r *EuclideanRouting[T]) Params() []*autodiff.Var[T] { return []*autodiff.Var[T]{r.W, r.B} }
-
-// eucDetach records a copy of x that passes no gradient back (a stop-gradient).
-func eucDetach[T autodiff.Float](t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.Var[T] {
-	out := t.Node(x.Value.Rows, x.Value.Cols)
-	copy(out.Value.Data, x.Value.Data)
-	return out
-}

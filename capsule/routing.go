@@ -8,7 +8,6 @@ import (
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/nn"
-	"github.com/prcaps/prcaps/tensor"
 )
 
 // Coupling selects the set over which the coupling coefficients c_ij are
@@ -173,9 +172,10 @@ func perspectiveBetas(cfg RoutingConfig, k int) []float64 {
 //
 // PCR has only Wsph[0], Weuc[0] and B[0]. The layer is composed of
 // gradient-checked ops: the manifold package's maps, autodiff's dense ops,
-// and the per-link kernels of routing_ops.go and routing_gate.go (linkCos,
-// linkAlign, linkInner, linkSum or linkSumGated, linkAgree, linkGate),
-// which never form E×K×d temporaries (in float32 not even the alignment
+// and the per-link ops, each in the file named for it (linkCos in
+// routing_cos.go, linkAlign, linkInner, linkSum or linkSumGated in
+// routing_sum.go, linkAgree, linkGate, predict in routing_predict.go), which
+// never form E×K×d temporaries (in float32 not even the alignment
 // term's E×K×d_align tanh values, which its backward pass recomputes).
 type Routing[T autodiff.Float] struct {
 	Cfg    RoutingConfig
@@ -516,19 +516,6 @@ func (r *Routing[T]) coupling(t *autodiff.Tape[T], ix *linkIndex, b *autodiff.Va
 	bc := autodiff.GatherRows(t, b, link) // capsule-major order
 	cc := autodiff.SegmentSoftmax(t, bc, ptr)
 	return autodiff.GatherRows(t, cc, inv) // back to parent-major order
-}
-
-// uniformCoupling records the coupling of the first iteration, b = 0, over
-// each parent's children: the softmax of zeros, which is 1/n_j as
-// SegmentSoftmax rounds it (it is computed by that kernel, in place), with
-// no vector of zero logits on the tape. It is a constant: no gradient
-// flows from it.
-func uniformCoupling[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex) *autodiff.Var[T] {
-	l := ix.links
-	c := t.Node(l.NumLinks(), 1)
-	clear(c.Value.Data)
-	tensor.SegmentSoftmax(c.Value.Data, c.Value.Data, l.Ptr[:l.Parents+1])
-	return c
 }
 
 // firstGates returns the gates γ (E×K) of the first iteration, where
