@@ -94,13 +94,18 @@ var (
 	_ Layer[float32] = (*Routing[float32])(nil)
 	_ Layer[float32] = (*EuclideanRouting[float32])(nil)
 	_ Layer[float32] = (*TangentGCN[float32])(nil)
+	_ Layer[float32] = (*GraphRouting[float32])(nil)
 )
 
 // NewLayer builds a layer of cfg.Kind from cfg: a Routing for ACR and PCR,
 // a EuclideanRouting in the tangent dimension with cfg's iterations,
 // logit detaching and coupling, or a TangentGCN on cfg.Dims, drawing its
-// initial weights from rng.
+// initial weights from rng. cfg must pass RoutingConfig.Validate for its
+// kind.
 func NewLayer[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand) (Layer[T], error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("capsule: layer %s: %w", name, err)
+	}
 	switch cfg.Kind {
 	case ACR, PCR:
 		r, err := NewRouting[T](name, cfg, rng)
@@ -109,8 +114,7 @@ func NewLayer[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand) 
 		}
 		return r, nil
 	case Euclidean:
-		ec := DefaultEuclideanRoutingConfig()
-		ec.Iters, ec.DetachB, ec.Coupling = cfg.Iters, cfg.DetachB, cfg.Coupling
+		ec := EuclideanRoutingConfig{Iters: cfg.Iters, Coupling: cfg.Coupling, DetachB: cfg.DetachB}
 		return NewEuclideanRouting[T](name, cfg.Dims.Tangent(), ec, rng), nil
 	case NoRouting:
 		return NewTangentGCN[T](name, cfg.Dims, rng), nil

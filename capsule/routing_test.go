@@ -363,6 +363,12 @@ func TestNewRoutingValidation(t *testing.T) {
 		func(c *RoutingConfig) { c.Coupling = 3 },
 		func(c *RoutingConfig) { c.PerspectiveBetas = []float64{0.5} },
 		func(c *RoutingConfig) { c.Init = 2 },
+		// Zero is not a default: DefaultRoutingConfig writes the defaults.
+		func(c *RoutingConfig) { c.K = 0 },
+		func(c *RoutingConfig) { c.Iters = 0 },
+		func(c *RoutingConfig) { c.AlignDim = 0 },
+		func(c *RoutingConfig) { c.Dims = manifold.Dims{} },
+		func(c *RoutingConfig) { c.PerspectiveBetas = nil },
 	} {
 		cfg := DefaultRoutingConfig()
 		f(&cfg)
