@@ -60,10 +60,26 @@ func (k *Kind) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Kinds lists every kind, in order.
+func Kinds() []Kind {
+	ks := make([]Kind, len(kindNames))
+	for i := range ks {
+		ks[i] = Kind(i)
+	}
+	return ks
+}
+
 // OnManifold reports whether layers of the kind take and return tangent
 // coordinates at o of the capsule manifold Q_β; a Euclidean layer works in
 // R^d, before any map to the manifold.
 func (k Kind) OnManifold() bool { return k != Euclidean }
+
+// OverLinks reports whether layers of the kind route on the manifold over
+// Graph.Links alone, parent by parent (ACR, PCR): a pass may then give a
+// layer the links of some parents only (those whose rows it reads, or a
+// sampled block's), and each of those parents gets the value of the pass
+// over every link.
+func (k Kind) OverLinks() bool { return k == ACR || k == PCR }
 
 // Graph is what a layer reads of the graph: the links (children →
 // parents) that routing layers aggregate over, and the normalised
