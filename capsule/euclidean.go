@@ -12,11 +12,11 @@ import (
 
 // EuclideanRoutingConfig configures classic dynamic routing.
 type EuclideanRoutingConfig struct {
-	// Iters is the number of routing iterations T (≥ 1; DESIGN default 3).
+	// Iters is the number of routing iterations T (≥ 1).
 	Iters int
 	// Coupling selects the normalisation set of the couplings (the type of
-	// nn/routing.go, shared with the ACR/PCR layers): CouplingOverChildren
-	// (the zero value and default, DESIGN §5 step 3) is the softmax over the
+	// routing.go, shared with the ACR/PCR layers): CouplingOverChildren
+	// (the zero value, DESIGN §5 step 3) is the softmax over the
 	// children of each parent, CouplingOverParents classic CapsNet's softmax
 	// over the parents of each child (paper Eq. caps_coupling_coeffs).
 	Coupling Coupling
@@ -25,10 +25,11 @@ type EuclideanRoutingConfig struct {
 	DetachB bool
 }
 
-// DefaultEuclideanRoutingConfig is T = 3 iterations, couplings over the
-// children of each parent, gradients through b (DESIGN §5 defaults).
+// DefaultEuclideanRoutingConfig takes DefaultRoutingConfig's iterations,
+// coupling and logit detaching, the defaults of every routing layer.
 func DefaultEuclideanRoutingConfig() EuclideanRoutingConfig {
-	return EuclideanRoutingConfig{Iters: 3, Coupling: CouplingOverChildren}
+	d := DefaultRoutingConfig()
+	return EuclideanRoutingConfig{Iters: d.Iters, Coupling: d.Coupling, DetachB: d.DetachB}
 }
 
 // EuclideanRouting is classic dynamic routing (Sabour et al.; paper
@@ -105,7 +106,7 @@ func (r *EuclideanRouting[T]) ForwardCouplings(t *autodiff.Tape[T], u *autodiff.
 		}
 		agree := eucLinkDot(t, ix, v, uh)
 		if r.Cfg.DetachB {
-			agree = eucDetach(t, agree)
+			agree = detach(t, agree)
 		}
 		b = autodiff.Add(t, b, agree)
 	}
@@ -149,10 +150,3 @@ func (r *EuclideanRouting[T]) index(l *Links) *eucIndex {
 
 // Params lists the layer's parameters.
 func (r *EuclideanRouting[T]) Params() []*autodiff.Var[T] { return []*autodiff.Var[T]{r.W, r.B} }
-
-// eucDetach records a copy of x that passes no gradient back (a stop-gradient).
-func eucDetach[T autodiff.Float](t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.Var[T] {
-	out := t.Node(x.Value.Rows, x.Value.Cols)
-	copy(out.Value.Data, x.Value.Data)
-	return out
-}

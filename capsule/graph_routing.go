@@ -143,6 +143,13 @@ func (g *GraphRouting[T]) ForwardTangent(t *autodiff.Tape[T], a, beta *autodiff.
 	return manifold.LogExpO(t, g.forward(t, a, beta, links), beta, dims)
 }
 
+// ForwardLayer implements Layer: ForwardTangent over g.Links, which must
+// be class links (ClassLinksInto), not the node links that the embedded
+// Routing's ForwardLayer routes over.
+func (g *GraphRouting[T]) ForwardLayer(t *autodiff.Tape[T], a, beta *autodiff.Var[T], gr Graph[T]) *autodiff.Var[T] {
+	return g.ForwardTangent(t, a, beta, gr.Links)
+}
+
 // check panics unless the capsules (n × cols, want cols columns) and links
 // fit together.
 func (g *GraphRouting[T]) check(n, cols, want int, links *Links) {

@@ -60,10 +60,26 @@ func (k *Kind) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Kinds lists every kind, in order.
+func Kinds() []Kind {
+	ks := make([]Kind, len(kindNames))
+	for i := range ks {
+		ks[i] = Kind(i)
+	}
+	return ks
+}
+
 // OnManifold reports whether layers of the kind take and return tangent
 // coordinates at o of the capsule manifold Q_β; a Euclidean layer works in
 // R^d, before any map to the manifold.
 func (k Kind) OnManifold() bool { return k != Euclidean }
+
+// OverLinks reports whether layers of the kind route on the manifold over
+// Graph.Links alone, parent by parent (ACR, PCR): a pass may then give a
+// layer the links of some parents only (those whose rows it reads, or a
+// sampled block's), and each of those parents gets the value of the pass
+// over every link.
+func (k Kind) OverLinks() bool { return k == ACR || k == PCR }
 
 // Graph is what a layer reads of the graph: the links (children →
 // parents) that routing layers aggregate over, and the normalised
@@ -94,13 +110,18 @@ var (
 	_ Layer[float32] = (*Routing[float32])(nil)
 	_ Layer[float32] = (*EuclideanRouting[float32])(nil)
 	_ Layer[float32] = (*TangentGCN[float32])(nil)
+	_ Layer[float32] = (*GraphRouting[float32])(nil)
 )
 
 // NewLayer builds a layer of cfg.Kind from cfg: a Routing for ACR and PCR,
 // a EuclideanRouting in the tangent dimension with cfg's iterations,
 // logit detaching and coupling, or a TangentGCN on cfg.Dims, drawing its
-// initial weights from rng.
+// initial weights from rng. cfg must pass RoutingConfig.Validate for its
+// kind.
 func NewLayer[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand) (Layer[T], error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("capsule: layer %s: %w", name, err)
+	}
 	switch cfg.Kind {
 	case ACR, PCR:
 		r, err := NewRouting[T](name, cfg, rng)
@@ -109,8 +130,7 @@ func NewLayer[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand) 
 		}
 		return r, nil
 	case Euclidean:
-		ec := DefaultEuclideanRoutingConfig()
-		ec.Iters, ec.DetachB, ec.Coupling = cfg.Iters, cfg.DetachB, cfg.Coupling
+		ec := EuclideanRoutingConfig{Iters: cfg.Iters, Coupling: cfg.Coupling, DetachB: cfg.DetachB}
 		return NewEuclideanRouting[T](name, cfg.Dims.Tangent(), ec, rng), nil
 	case NoRouting:
 		return NewTangentGCN[T](name, cfg.Dims, rng), nil

@@ -52,6 +52,31 @@ func TestNewLayerKinds(t *testing.T) {
 	if l, err := NewLayer[float32]("l", c, rand.New(rand.NewPCG(1, 2))); err == nil || l != nil {
 		t.Errorf("invalid routing: a non-nil %T with %v", l, err)
 	}
+	// A zero a kind reads is an error of NewLayer, never a default nor a
+	// panic; one it does not read is no error.
+	for _, tc := range []struct {
+		kind Kind
+		zero func(c *RoutingConfig)
+		ok   bool
+	}{
+		{ACR, func(c *RoutingConfig) { c.K = 0 }, false},
+		{ACR, func(c *RoutingConfig) { c.AlignDim = 0 }, false},
+		{ACR, func(c *RoutingConfig) { c.PerspectiveBetas = nil }, false},
+		{PCR, func(c *RoutingConfig) { c.Iters = 0 }, false},
+		{PCR, func(c *RoutingConfig) { c.K, c.AlignDim, c.PerspectiveBetas = 0, 0, nil }, true},
+		{Euclidean, func(c *RoutingConfig) { c.Iters = 0 }, false},
+		{Euclidean, func(c *RoutingConfig) { c.Dims = manifold.Dims{} }, false},
+		{NoRouting, func(c *RoutingConfig) { c.Dims.T = 0 }, false},
+		{NoRouting, func(c *RoutingConfig) { c.Iters, c.K = 0, 0 }, true},
+	} {
+		c := cfg
+		c.Kind = tc.kind
+		tc.zero(&c)
+		l, err := NewLayer[float32]("l", c, rand.New(rand.NewPCG(1, 2)))
+		if (err == nil) != tc.ok || (l == nil) == tc.ok {
+			t.Errorf("%v, %+v: a %T, %v", tc.kind, c, l, err)
+		}
+	}
 	if _, err := Kind(9).MarshalText(); err == nil {
 		t.Error("MarshalText of an invalid kind")
 	}

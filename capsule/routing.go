@@ -8,7 +8,6 @@ import (
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/nn"
-	"github.com/prcaps/prcaps/tensor"
 )
 
 // Coupling selects the set over which the coupling coefficients c_ij are
@@ -83,14 +82,18 @@ func (p PredictionInit) String() string {
 	return fmt.Sprintf("PredictionInit(%d)", int(p))
 }
 
-// RoutingConfig configures a routing layer (DESIGN §5, Algorithm 1).
+// RoutingConfig configures a routing layer (DESIGN §5, Algorithm 1), or
+// any node-level layer of NewLayer. Start from DefaultRoutingConfig, which
+// writes the defaults: Validate takes a configuration as it is, so a zero
+// size or count is an error, never a default.
 type RoutingConfig struct {
 	// Dims is the capsule manifold Q_{s,t} of children and parents.
 	Dims manifold.Dims
-	// Kind is ACR (default) or PCR for a Routing layer; NewLayer also
-	// builds the other kinds from this configuration.
+	// Kind is ACR or PCR for a Routing layer; NewLayer also builds the
+	// other kinds from this configuration.
 	Kind Kind
-	// K is the number of perspectives (ACR, 1 … 64; PCR uses 1).
+	// K is the number of perspectives (ACR, 1 … 64; PCR has one and
+	// ignores K).
 	K int
 	// Iters is the number of routing iterations T.
 	Iters int
@@ -104,7 +107,7 @@ type RoutingConfig struct {
 	// routing-consistency terms of Eq. (gating_weights_new) (ablation).
 	NoC, NoA, NoR bool
 	// PerspectiveBetas are the initial curvatures β_k of the perspectives
-	// (default −0.5, −1, −2, −4). A list shorter than K is extended
+	// (ACR; at least one). A list shorter than K is extended
 	// geometrically (each further β is twice the previous one: −8, −16, …);
 	// a longer one is truncated to its first K values.
 	PerspectiveBetas []float64
@@ -129,13 +132,48 @@ func DefaultRoutingConfig() RoutingConfig {
 	}
 }
 
-// perspectiveBetas returns the K initial curvatures of cfg (see
-// RoutingConfig.PerspectiveBetas).
+// Validate reports a field of c that a layer of c.Kind reads and cannot
+// take. It takes c as it is: a zero size, count or list is an error, never
+// a default (start from DefaultRoutingConfig, the one place the defaults
+// are written).
+func (c RoutingConfig) Validate() error {
+	if _, err := c.Kind.MarshalText(); err != nil {
+		return err
+	}
+	routes := c.Kind != NoRouting // iterates over links (ACR, PCR, Euclidean)
+	onLinks := c.Kind == ACR || c.Kind == PCR
+	switch {
+	case c.Dims.S < 0 || c.Dims.T < 1 || (onLinks && c.Dims.T > maxPredictT):
+		return fmt.Errorf("invalid manifold dims s=%d t=%d (need s ≥ 0, 1 ≤ t ≤ %d)", c.Dims.S, c.Dims.T, maxPredictT)
+	case routes && c.Iters < 1:
+		return fmt.Errorf("%d iterations, need ≥ 1", c.Iters)
+	case routes && c.Coupling != CouplingOverChildren && c.Coupling != CouplingOverParents:
+		return fmt.Errorf("unknown %v", c.Coupling)
+	case onLinks && c.Activation > manifold.ActIdentity:
+		return fmt.Errorf("unknown %v", c.Activation)
+	case onLinks && c.Init != InitNearIdentity && c.Init != InitTorch:
+		return fmt.Errorf("unknown %v", c.Init)
+	case c.Kind != ACR:
+		return nil
+	case c.K < 1 || c.K > maxGateK:
+		return fmt.Errorf("%d perspectives K, need 1 … %d", c.K, maxGateK)
+	case c.AlignDim < 1:
+		return fmt.Errorf("d_align = %d, need ≥ 1", c.AlignDim)
+	case len(c.PerspectiveBetas) == 0:
+		return fmt.Errorf("no perspective curvatures β_k, need at least one")
+	}
+	for k, b := range perspectiveBetas(c, c.K) {
+		if !(b < -manifold.BetaOffset) || math.IsInf(b, 0) {
+			return fmt.Errorf("perspective curvature β_%d = %v must be finite and < −%v", k, b, manifold.BetaOffset)
+		}
+	}
+	return nil
+}
+
+// perspectiveBetas returns the k initial curvatures of cfg (see
+// RoutingConfig.PerspectiveBetas, which must not be empty).
 func perspectiveBetas(cfg RoutingConfig, k int) []float64 {
 	base := cfg.PerspectiveBetas
-	if len(base) == 0 {
-		base = DefaultRoutingConfig().PerspectiveBetas
-	}
 	out := make([]float64, k)
 	for i := range out {
 		if i < len(base) {
@@ -173,9 +211,10 @@ func perspectiveBetas(cfg RoutingConfig, k int) []float64 {
 //
 // PCR has only Wsph[0], Weuc[0] and B[0]. The layer is composed of
 // gradient-checked ops: the manifold package's maps, autodiff's dense ops,
-// and the per-link kernels of routing_ops.go and routing_gate.go (linkCos,
-// linkAlign, linkInner, linkSum or linkSumGated, linkAgree, linkGate),
-// which never form E×K×d temporaries (in float32 not even the alignment
+// and the per-link ops, each in the file named for it (linkCos in
+// routing_cos.go, linkAlign, linkInner, linkSum or linkSumGated in
+// routing_sum.go, linkAgree, linkGate, predict in routing_predict.go), which
+// never form E×K×d temporaries (in float32 not even the alignment
 // term's E×K×d_align tanh values, which its backward pass recomputes).
 type Routing[T autodiff.Float] struct {
 	Cfg    RoutingConfig
@@ -196,40 +235,15 @@ type Routing[T autodiff.Float] struct {
 	composed bool // tests: build predictions, gates and the gated sums from elementary ops
 }
 
-// NewRouting validates cfg and returns a routing layer with freshly
-// initialised parameters (see Routing). Zero fields of cfg that have no
-// meaningful zero (K, Iters, AlignDim, Dims) take their defaults.
+// NewRouting returns an ACR or PCR routing layer on cfg (which must pass
+// RoutingConfig.Validate: zero sizes and counts are errors) with freshly
+// initialised parameters (see Routing).
 func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand) (*Routing[T], error) {
-	def := DefaultRoutingConfig()
-	if cfg.Dims == (manifold.Dims{}) {
-		cfg.Dims = def.Dims
-	}
-	if cfg.K == 0 {
-		cfg.K = def.K
-	}
-	if cfg.Iters == 0 {
-		cfg.Iters = def.Iters
-	}
-	if cfg.AlignDim == 0 {
-		cfg.AlignDim = def.AlignDim
-	}
-	switch {
-	case cfg.Dims.S < 0 || cfg.Dims.T < 1 || cfg.Dims.T > maxPredictT:
-		return nil, fmt.Errorf("capsule: routing %s: invalid manifold dims s=%d t=%d (need s ≥ 0, 1 ≤ t ≤ %d)", name, cfg.Dims.S, cfg.Dims.T, maxPredictT)
-	case cfg.Kind != ACR && cfg.Kind != PCR:
+	if cfg.Kind != ACR && cfg.Kind != PCR {
 		return nil, fmt.Errorf("capsule: routing %s: %v is not a routing on the manifold (NewLayer builds every kind)", name, cfg.Kind)
-	case cfg.K < 1 || cfg.K > maxGateK:
-		return nil, fmt.Errorf("capsule: routing %s: K = %d perspectives, need 1 … %d", name, cfg.K, maxGateK)
-	case cfg.Iters < 1:
-		return nil, fmt.Errorf("capsule: routing %s: %d iterations, need ≥ 1", name, cfg.Iters)
-	case cfg.AlignDim < 1:
-		return nil, fmt.Errorf("capsule: routing %s: d_align = %d, need ≥ 1", name, cfg.AlignDim)
-	case cfg.Activation > manifold.ActIdentity:
-		return nil, fmt.Errorf("capsule: routing %s: unknown %v", name, cfg.Activation)
-	case cfg.Coupling != CouplingOverChildren && cfg.Coupling != CouplingOverParents:
-		return nil, fmt.Errorf("capsule: routing %s: unknown %v", name, cfg.Coupling)
-	case cfg.Init != InitNearIdentity && cfg.Init != InitTorch:
-		return nil, fmt.Errorf("capsule: routing %s: unknown %v", name, cfg.Init)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("capsule: routing %s: %w", name, err)
 	}
 	K := cfg.K
 	if cfg.Kind == PCR {
@@ -250,9 +264,6 @@ func NewRouting[T autodiff.Float](name string, cfg RoutingConfig, rng *rand.Rand
 		return r, nil
 	}
 	for k, b := range perspectiveBetas(cfg, K) {
-		if !(b < -manifold.BetaOffset) || math.IsInf(b, 0) {
-			return nil, fmt.Errorf("capsule: routing %s: perspective curvature β_%d = %v must be finite and < −%v", name, k, b, manifold.BetaOffset)
-		}
 		r.Rho = append(r.Rho, manifold.NewCurvatureParam[T](fmt.Sprintf("%s.rho%d", name, k), b))
 	}
 	m := cfg.AlignDim
@@ -477,31 +488,6 @@ func (r *Routing[T]) route(t *autodiff.Tape[T], ix *linkIndex, a, p1, xi *autodi
 	return act
 }
 
-// predictComposed is predict built from MatMul, manifold.Wrap, ConcatCols
-// and Add (the test oracle of the fused op).
-func (r *Routing[T]) predictComposed(t *autodiff.Tape[T], a *autodiff.Var[T], betas []*autodiff.Var[T]) *autodiff.Var[T] {
-	dims := r.Cfg.Dims
-	tt, d, K := dims.T, dims.Tangent(), r.K
-	aT := autodiff.SliceCols(t, a, 0, tt)
-	var aS *autodiff.Var[T]
-	if dims.S > 0 {
-		aS = autodiff.SliceCols(t, a, tt, d)
-	}
-	var xiBuf [maxGateK]*autodiff.Var[T]
-	xis := xiBuf[:K]
-	for k := range xis {
-		xk := manifold.Wrap(t, autodiff.MatMul(t, aT, r.Wsph[k]), betas[k])
-		if aS != nil {
-			xk = autodiff.ConcatCols(t, xk, autodiff.MatMul(t, aS, r.Weuc[k]))
-		}
-		xis[k] = autodiff.Add(t, xk, r.B[k])
-	}
-	if K == 1 {
-		return xis[0]
-	}
-	return autodiff.ConcatCols(t, xis...)
-}
-
 // coupling returns c = softmax(b) over each parent's children, or over each
 // child's parents (through the child-major permutation of the links). b
 // nil stands for b = 0 (coupling over children only).
@@ -516,19 +502,6 @@ func (r *Routing[T]) coupling(t *autodiff.Tape[T], ix *linkIndex, b *autodiff.Va
 	bc := autodiff.GatherRows(t, b, link) // capsule-major order
 	cc := autodiff.SegmentSoftmax(t, bc, ptr)
 	return autodiff.GatherRows(t, cc, inv) // back to parent-major order
-}
-
-// uniformCoupling records the coupling of the first iteration, b = 0, over
-// each parent's children: the softmax of zeros, which is 1/n_j as
-// SegmentSoftmax rounds it (it is computed by that kernel, in place), with
-// no vector of zero logits on the tape. It is a constant: no gradient
-// flows from it.
-func uniformCoupling[T autodiff.Float](t *autodiff.Tape[T], ix *linkIndex) *autodiff.Var[T] {
-	l := ix.links
-	c := t.Node(l.NumLinks(), 1)
-	clear(c.Value.Data)
-	tensor.SegmentSoftmax(c.Value.Data, c.Value.Data, l.Ptr[:l.Parents+1])
-	return c
 }
 
 // firstGates returns the gates γ (E×K) of the first iteration, where
@@ -577,66 +550,4 @@ func (r *Routing[T]) gates(t *autodiff.Tape[T], ix *linkIndex, a, p1, z, h, c, b
 		in.c, in.h, in.wc, in.alphaR = c, h, r.WC, r.AlphaR
 	}
 	return linkGate(t, in, E, r.K)
-}
-
-// firstGatesComposed is firstGates built from elementwise autodiff ops (the
-// test oracle of the fused linkGate).
-func (r *Routing[T]) firstGatesComposed(t *autodiff.Tape[T], ix *linkIndex, p1, betaRow *autodiff.Var[T]) *autodiff.Var[T] {
-	cfg := r.Cfg
-	K, C := r.K, ix.links.Children
-	var logit *autodiff.Var[T]
-	if !cfg.NoA {
-		logit = autodiff.MulScalarVar(t, linkAlign(t, ix.self, p1, nil, r.AlignW), r.AlphaA)
-	}
-	if !cfg.NoC {
-		cRow := autodiff.MulScalarVar(t, autodiff.Scale(t, autodiff.Square(t, betaRow), -0.5), r.AlphaC)
-		if logit == nil {
-			logit = constant[T](t, C, K, 0)
-		}
-		logit = autodiff.Add(t, logit, cRow)
-	}
-	if logit == nil {
-		return constant[T](t, ix.links.NumLinks(), K, T(1/float64(K)))
-	}
-	g := autodiff.Sigmoid(t, logit)
-	g = autodiff.Div(t, g, autodiff.RowSum(t, g))
-	return autodiff.GatherRows(t, g, ix.links.Child)
-}
-
-// gatesComposed is gates built from elementwise autodiff ops (the test
-// oracle of the fused linkGate).
-func (r *Routing[T]) gatesComposed(t *autodiff.Tape[T], ix *linkIndex, a, p1, z, h, c, betaRow *autodiff.Var[T]) *autodiff.Var[T] {
-	cfg := r.Cfg
-	K := r.K
-	var logit *autodiff.Var[T]
-	add := func(term, alpha *autodiff.Var[T]) {
-		term = autodiff.MulScalarVar(t, term, alpha)
-		if logit == nil {
-			logit = term
-		} else {
-			logit = autodiff.Add(t, logit, term)
-		}
-	}
-	if !cfg.NoC {
-		// Eqs. (local_curvature), (curvature_compatibility).
-		kappa := linkCos(t, ix, a, z) // E×1
-		diff := autodiff.Sub(t, kappa, betaRow)
-		add(autodiff.Scale(t, autodiff.Square(t, diff), -0.5), r.AlphaC)
-	}
-	if !cfg.NoA {
-		// Eq. (feature_alignment).
-		p2 := autodiff.MatMul(t, z, r.AlignZ)
-		add(linkAlign(t, ix, p1, p2, r.AlignW), r.AlphaA)
-	}
-	if !cfg.NoR {
-		// Eq. (routing_consistency): log(c + 1e-9)·(W^C h)_k.
-		lc := autodiff.Log(t, autodiff.AddScalar(t, c, 1e-9))
-		add(autodiff.Mul(t, lc, autodiff.MatMul(t, h, r.WC)), r.AlphaR)
-	}
-	if logit == nil {
-		// All three terms removed: σ(0) = ½ for every k, i.e. γ = 1/K.
-		return constant[T](t, ix.links.NumLinks(), K, T(1/float64(K)))
-	}
-	g := autodiff.Sigmoid(t, logit)
-	return autodiff.Div(t, g, autodiff.RowSum(t, g))
 }

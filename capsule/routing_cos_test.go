@@ -160,3 +160,27 @@ func BenchmarkLinkCos(b *testing.B) {
 		})
 	}
 }
+
+// linkCos is 0 with a finite gradient when a vector is 0.
+func TestLinkCosZero(t *testing.T) {
+	l := routingTestGraph()
+	ix, _ := newLinkIndex(l)
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := randVar[float64](rng, "a", l.Children, 4, 1)
+	z := autodiff.NewVar(tensor.NewDense[float64](l.Parents, 4), true)
+	var tp autodiff.Tape[float64]
+	k := linkCos(&tp, ix, a, z)
+	for _, v := range k.Value.Data {
+		if v != 0 {
+			t.Fatalf("κ̂ = %v with z = 0", v)
+		}
+	}
+	if err := tp.BackwardSeeded(k, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range append(a.Grad.Data, z.Grad.Data...) {
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			t.Fatal("non-finite gradient at z = 0")
+		}
+	}
+}

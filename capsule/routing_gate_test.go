@@ -351,3 +351,46 @@ func TestLinkGateRecomputedSigma(t *testing.T) {
 		}
 	}
 }
+
+func linkGateGradCheck[T autodiff.Float](t *testing.T, eps, tol float64) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	n, K := 9, 3
+	kappa := randVar[T](rng, "kappa", n, 1, 0.5)
+	betaRow := randVar[T](rng, "betaRow", 1, K, 1)
+	a := randVar[T](rng, "a", n, K, 1)
+	h := randVar[T](rng, "h", n, K, 1)
+	wc := randVar[T](rng, "wc", K, K, 0.5)
+	c := randVar[T](rng, "c", n, 1, 0)
+	for i := range c.Value.Data {
+		c.Value.Data[i] = T(0.1 + 0.8*rng.Float64())
+	}
+	alphas := []*autodiff.Var[T]{randVar[T](rng, "ac", 1, 1, 1), randVar[T](rng, "aa", 1, 1, 1), randVar[T](rng, "ar", 1, 1, 1)}
+	for mask := 1; mask < 8; mask++ {
+		var in gateInputs[T]
+		var inputs []*autodiff.Var[T]
+		if mask&1 != 0 {
+			in.kappa, in.betaRow, in.alphaC = kappa, betaRow, alphas[0]
+			inputs = append(inputs, kappa, betaRow, alphas[0])
+		}
+		if mask&2 != 0 {
+			in.a, in.alphaA = a, alphas[1]
+			inputs = append(inputs, a, alphas[1])
+		}
+		if mask&4 != 0 {
+			in.c, in.h, in.wc, in.alphaR = c, h, wc, alphas[2]
+			inputs = append(inputs, c, h, wc, alphas[2])
+		}
+		rel, err := autodiff.GradCheck(func(tp *autodiff.Tape[T]) (*autodiff.Var[T], error) { return linkGate(tp, in, n, K), nil }, inputs, eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel > tol {
+			t.Errorf("terms %03b: relative gradient error %.3g > %g", mask, rel, tol)
+		}
+	}
+}
+
+func TestLinkGateGradients(t *testing.T) {
+	t.Run("float64", func(t *testing.T) { linkGateGradCheck[float64](t, 1e-6, 1e-6) })
+	t.Run("float32", func(t *testing.T) { linkGateGradCheck[float32](t, 1e-2, 1e-3) })
+}

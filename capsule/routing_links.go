@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/tensor"
 )
 
@@ -341,4 +342,26 @@ func (c *linkCache) get(l *Links) *linkIndex {
 	c.order = append(c.order, l)
 	c.last = x
 	return x
+}
+
+// The per-link ops of the capsule routing layer (DESIGN §5), one a file
+// (routing_cos.go, routing_inner.go, routing_sum.go, routing_agree.go,
+// routing_align.go, routing_gate.go), share the helpers below. Each works
+// on the links of a Links (CSR by parent): per-child quantities are rows of a
+// C×… matrix (C = Links.Children), per-parent ones rows of a P×… matrix,
+// per-link ones rows of an E×… matrix in the Links' storage order. Forward
+// passes and parent-side gradients run in parallel over parents; child-side
+// gradients run in parallel over children through the child-major grouping
+// of linkIndex, so no two goroutines write the same row.
+
+// linkCost estimates the work per parent (or child) for tensor.ParallelFor.
+func linkCost(ix *linkIndex, perLink int) int {
+	P := max(ix.links.Parents, 1)
+	return (ix.links.NumLinks()/P + 1) * perLink
+}
+
+func checkRows[T autodiff.Float](op, name string, v *autodiff.Var[T], rows, cols int) {
+	if v.Value.Rows != rows || v.Value.Cols != cols {
+		panic(fmt.Sprintf("capsule: %s: %s is %d×%d, want %d×%d", op, name, v.Value.Rows, v.Value.Cols, rows, cols))
+	}
 }

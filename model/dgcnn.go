@@ -36,8 +36,8 @@ func init() {
 type DGCNNConfig struct {
 	// Channels are the convolutions' widths (default 32, 32, 32, 1).
 	Channels []int
-	Dense    int     `opt:"dense" min:"1" max:"65536" help:"width of the dense head, 1 to 65536"`
-	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability before the dense head's output layer, in [0, 1)"`
+	Dense    int     `opt:"dense" min:"1" max:"65536" help:"width of the dense head"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability before the dense head's output layer"`
 }
 
 // DGCNNConfig implements MemoryEstimator, checked at compile time.

@@ -45,11 +45,11 @@ type DGCNNGraphConfig struct {
 	// Channels are the graph convolutions' widths (default 32, 32, 32, 1);
 	// the last one is the sort key of SortPooling.
 	Channels []int
-	K        int     `opt:"sort-k" min:"10" max:"65536" help:"nodes SortPooling keeps per graph, 10 to 65536 (default: the node count that 60% of the dataset's graphs do not exceed, at least 10)"`
-	Conv1    int     `opt:"conv1" min:"1" max:"65536" help:"channels of the first 1-D convolution, 1 to 65536"`
-	Conv2    int     `opt:"conv2" min:"1" max:"65536" help:"channels of the second 1-D convolution (width 5), 1 to 65536"`
-	Dense    int     `opt:"dense" min:"1" max:"65536" help:"width of the dense head, 1 to 65536"`
-	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability before the dense head's output layer, in [0, 1)"`
+	K        int     `opt:"sort-k" min:"10" max:"65536" help:"nodes SortPooling keeps per graph (default: the node count that 60% of the dataset's graphs do not exceed, at least 10)"`
+	Conv1    int     `opt:"conv1" min:"1" max:"65536" help:"channels of the first 1-D convolution"`
+	Conv2    int     `opt:"conv2" min:"1" max:"65536" help:"channels of the second 1-D convolution (width 5)"`
+	Dense    int     `opt:"dense" min:"1" max:"65536" help:"width of the dense head"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability before the dense head's output layer"`
 }
 
 // DGCNNGraphConfig implements these, checked at compile time.

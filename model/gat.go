@@ -41,10 +41,10 @@ func init() {
 // coefficients dropped out at Dropout too. Start from DefaultGATConfig:
 // a zero size is invalid (Validate), not a default.
 type GATConfig struct {
-	Hidden   int     `opt:"hidden" min:"1" max:"65536" help:"features per head of the hidden attention layer, 1 to 65536"`
-	Heads    int     `opt:"heads" min:"1" max:"64" help:"attention heads of the hidden layer, 1 to 64"`
-	OutHeads int     `opt:"out-heads" min:"1" max:"64" help:"attention heads of the output layer, averaged, 1 to 64"`
-	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the inputs of both layers and of the attention coefficients, in [0, 1)"`
+	Hidden   int     `opt:"hidden" min:"1" max:"65536" help:"features per head of the hidden attention layer"`
+	Heads    int     `opt:"heads" min:"1" max:"64" help:"attention heads of the hidden layer"`
+	OutHeads int     `opt:"out-heads" min:"1" max:"64" help:"attention heads of the output layer, averaged"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the inputs of both layers and of the attention coefficients"`
 	// V2 selects GATv2's attention (the gatv2 model).
 	V2                bool
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`

@@ -55,9 +55,9 @@ func (r *Readout) UnmarshalText(b []byte) error { return enumParse("readout", re
 // and the attention coefficients, as in GAT. Start from
 // DefaultGATGraphConfig: a zero size is invalid, not a default.
 type GATGraphConfig struct {
-	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"features per head of the attention layers, 1 to 65536"`
-	Heads   int     `opt:"heads" min:"1" max:"64" help:"attention heads of each layer, 1 to 64"`
-	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the layers' inputs and of the attention coefficients, in [0, 1)"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"features per head of the attention layers"`
+	Heads   int     `opt:"heads" min:"1" max:"64" help:"attention heads of each layer"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the layers' inputs and of the attention coefficients"`
 	Readout Readout `opt:"readout" help:"pooling of each graph's nodes, mean or sum"`
 	// V2 selects GATv2's attention (the gatv2 model).
 	V2 bool

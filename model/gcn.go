@@ -29,8 +29,8 @@ func init() {
 // the other zero fields mean no dropout, decay of the first layer only and
 // raw features.
 type GCNConfig struct {
-	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
-	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on the input features and the hidden layer, in [0, 1)"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on the input features and the hidden layer"`
 	// DecayAll applies weight decay to both layers; by default only the
 	// first layer is decayed, as in Kipf & Welling and PyG's example.
 	DecayAll bool `opt:"decay-all" help:"weight decay on both layers, not only the first"`

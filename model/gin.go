@@ -28,9 +28,9 @@ func init() {
 // GINConfig configures GIN. Start from DefaultGINConfig: a zero width or
 // count is invalid, not a default; a zero Dropout is no dropout.
 type GINConfig struct {
-	Layers  int     `opt:"layers" min:"2" max:"64" help:"layers counting the input, so layers−1 GIN layers, 2 to 64"`
-	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
-	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on each layer's readout scores, in [0, 1)"`
+	Layers  int     `opt:"layers" min:"2" max:"64" help:"layers counting the input, so layers−1 GIN layers"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"hidden width"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability on each layer's readout scores"`
 }
 
 // GINConfig implements MemoryEstimator, checked at compile time.

@@ -106,21 +106,21 @@ const GPSFullAttentionMaxNodes = 10000
 // Attention's and Norm's zero values are auto and
 // layer.
 type GraphGPSConfig struct {
-	Hidden      int          `opt:"hidden" min:"2" max:"65536" help:"hidden width, 2 to 65536"`
-	Layers      int          `opt:"layers" min:"1" max:"32" help:"GPS layers, 1 to 32"`
-	Heads       int          `opt:"heads" min:"1" max:"64" help:"heads of the global attention, 1 to 64"`
-	Dropout     float64      `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the GPS layers' local and global branches and of the head, in [0, 1)"`
-	AttnDropout float64      `opt:"attn-dropout" min:"0" lt:"1" help:"dropout probability inside the global attention (of the attention weights; of the output with performer), in [0, 1)"`
+	Hidden      int          `opt:"hidden" min:"2" max:"65536" help:"hidden width"`
+	Layers      int          `opt:"layers" min:"1" max:"32" help:"GPS layers"`
+	Heads       int          `opt:"heads" min:"1" max:"64" help:"heads of the global attention"`
+	Dropout     float64      `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the GPS layers' local and global branches and of the head"`
+	AttnDropout float64      `opt:"attn-dropout" min:"0" lt:"1" help:"dropout probability inside the global attention (of the attention weights; of the output with performer)"`
 	Attention   GPSAttention `opt:"attention" help:"global attention: full (exact softmax), performer (FAVOR+, linear in the nodes) or auto (full up to 10,000 nodes)"`
 	Norm        GPSNorm      `opt:"norm" help:"normalisation in the GPS layers and the head: layer (LayerNorm, for GraphGPS's BatchNorm) or none"`
 	// RWSESteps is the random-walk lengths 1..RWSESteps of the structural
 	// encoding.
-	RWSESteps int `opt:"rwse-steps" min:"1" max:"64" help:"random-walk structural encoding of the return probabilities after 1 to this many steps, 1 to 64"`
+	RWSESteps int `opt:"rwse-steps" min:"1" max:"64" help:"random-walk structural encoding of the return probabilities after 1 to this many steps"`
 	// PEDim is the width the RWSE is encoded to (GraphGPS's dim_pe), 28 by
 	// default; it must stay below Hidden, so a Hidden of 28 or less needs
 	// its own PEDim.
-	PEDim             int  `opt:"pe-dim" min:"1" max:"65535" help:"width of the encoded RWSE within hidden, 1 to hidden − 1; with --hidden 28 or less, give it too"`
-	HeadLayers        int  `opt:"head-layers" min:"1" max:"8" help:"layers of the prediction head (the last maps to the classes), 1 to 8"`
+	PEDim             int  `opt:"pe-dim" min:"1" max:"65535" help:"width of the encoded RWSE within hidden, below hidden (with --hidden 28 or less, give it too)"`
+	HeadLayers        int  `opt:"head-layers" min:"1" max:"8" help:"layers of the prediction head (the last maps to the classes)"`
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 

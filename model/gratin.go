@@ -58,24 +58,24 @@ func (b *GRATINBackbone) UnmarshalText(t []byte) error {
 // dropout.
 type GRATINConfig struct {
 	Backbone GRATINBackbone `opt:"backbone" help:"message-passing backbone, gcn (GCN layers with ReLU) or gin (linear input layer, GIN-0 layers, batch norm), the authors' two"`
-	Layers   int            `opt:"layers" min:"1" max:"16" help:"message-passing layers, 1 to 16"`
-	Hidden   int            `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
-	Dropout  float64        `opt:"dropout" min:"0" lt:"1" help:"dropout probability on the graph representation before the classifier while the GNN trains end to end, in [0, 1)"`
+	Layers   int            `opt:"layers" min:"1" max:"16" help:"message-passing layers"`
+	Hidden   int            `opt:"hidden" min:"1" max:"65536" help:"hidden width"`
+	Dropout  float64        `opt:"dropout" min:"0" lt:"1" help:"dropout probability on the graph representation before the classifier while the GNN trains end to end"`
 	// AugDropout is the dropout on the representations (real and sampled)
 	// that the retrained classifier reads.
-	AugDropout float64 `opt:"aug-dropout" min:"0" lt:"1" help:"dropout on the representations, real and GMM-sampled, read by the retrained classifier, in [0, 1) (the authors' script's value; they tune it per dataset)"`
+	AugDropout float64 `opt:"aug-dropout" min:"0" lt:"1" help:"dropout on the representations, real and GMM-sampled, read by the retrained classifier (the authors' script's value; they tune it per dataset)"`
 	// Components is the number of Gaussians of each class's mixture.
-	Components int `opt:"gmm-components" min:"1" max:"1024" help:"Gaussian components of each class's mixture, 1 to 1024 (the authors tune it per dataset)"`
+	Components int `opt:"gmm-components" min:"1" max:"1024" help:"Gaussian components of each class's mixture (the authors tune it per dataset)"`
 	// AugPerGraph is the number of representations sampled per training
 	// graph of each class.
-	AugPerGraph int `opt:"aug-per-graph" min:"1" max:"64" help:"representations sampled per training graph of each class, 1 to 64"`
+	AugPerGraph int `opt:"aug-per-graph" min:"1" max:"64" help:"representations sampled per training graph of each class"`
 	// Pretrain is the number of epochs the whole GNN trains before its
 	// message-passing part is frozen (the authors' first script). The next
 	// epoch collects the frozen representations of the training graphs and
 	// the mixtures are fitted at the start of the one after, so a run
 	// needs more than Pretrain+1 epochs to train on sampled
 	// representations at all.
-	Pretrain int `opt:"pretrain-epochs" min:"1" max:"1e6" help:"epochs training the whole GNN before its message passing is frozen and its classifier retrained on GMM-augmented representations, 1 to 1e6; give --epochs more than this + 1"`
+	Pretrain int `opt:"pretrain-epochs" min:"1" max:"1e6" help:"epochs training the whole GNN before its message passing is frozen and its classifier retrained on GMM-augmented representations (give --epochs more than this + 1)"`
 }
 
 // GRATINConfig implements MemoryEstimator, checked at compile time.

@@ -34,16 +34,16 @@ func init() {
 // (ResolveGraphs);
 // building with it unresolved is an error.
 type GRDLConfig struct {
-	Layers int `opt:"layers" min:"1" max:"64" help:"GIN layers, 1 to 64"`
-	Hidden int `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
-	Points int `opt:"points" min:"1" max:"65536" help:"points of each class's reference distribution, 1 to 65536 (default: the median node count of the dataset's graphs, the authors' setting G3)"`
+	Layers int `opt:"layers" min:"1" max:"64" help:"GIN layers"`
+	Hidden int `opt:"hidden" min:"1" max:"65536" help:"hidden width"`
+	Points int `opt:"points" min:"1" max:"65536" help:"points of each class's reference distribution (default: the median node count of the dataset's graphs, the authors' setting G3)"`
 	// Bandwidth is the initial γ of the kernel exp(−‖u − v‖²/γ); γ is
 	// trained.
-	Bandwidth float64 `opt:"bandwidth" gt:"0" help:"initial bandwidth γ of the Gaussian kernel exp(−‖u−v‖²/γ), trained, positive"`
+	Bandwidth float64 `opt:"bandwidth" gt:"0" help:"initial bandwidth γ of the Gaussian kernel exp(−‖u−v‖²/γ), trained"`
 	// BandwidthLRScale multiplies the base learning rate for γ: the
 	// authors train it at 0.1 against 0.001 for the rest.
-	BandwidthLRScale float64 `opt:"bandwidth-lr-scale" gt:"0" help:"learning rate of the bandwidth over the base rate, positive (100: the authors' 0.1 against 0.001)"`
-	Lambda           float64 `opt:"lambda" min:"0" help:"weight λ of the term −λ·Σ_{c<c'} MMD(D_c, D_c') that pushes the classes' references apart, ≥ 0"`
+	BandwidthLRScale float64 `opt:"bandwidth-lr-scale" gt:"0" help:"learning rate of the bandwidth over the base rate (100: the authors' 0.1 against 0.001)"`
+	Lambda           float64 `opt:"lambda" min:"0" help:"weight λ of the term −λ·Σ_{c<c'} MMD(D_c, D_c') that pushes the classes' references apart"`
 }
 
 // GRDLConfig implements these, checked at compile time.

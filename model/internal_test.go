@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/prcaps/prcaps/autodiff"
+	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/manifold"
 )
@@ -111,7 +112,8 @@ func TestPRCapsGraphRoutingInit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := nearI(m.node[0].Wsph[0]) && nearI(m.node[0].Weuc[0]); got != tc.node {
+		r := m.node[0].(*capsule.Routing[float32])
+		if got := nearI(r.Wsph[0]) && nearI(r.Weuc[0]); got != tc.node {
 			t.Errorf("%s: node-level weights near I: %v, want %v", tc.init, got, tc.node)
 		}
 		for c := range m.graph.Wsph {

@@ -29,7 +29,7 @@ func init() {
 // MLPConfig configures the structure-agnostic baseline. A zero Hidden
 // means 128.
 type MLPConfig struct {
-	Hidden int `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
+	Hidden int `opt:"hidden" min:"1" max:"65536" help:"hidden width"`
 	// OutputReLU applies a ReLU to the class scores, as Errica et al.'s
 	// code does. Off by default: with one fixed configuration instead of
 	// their grid, it kills every logit of some folds (on MUTAG 5 of 10

@@ -95,7 +95,7 @@ func NewPRCapsNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsNet, error
 		if err := m.prcc.SetScale(cfg.ClassifierScale); err != nil {
 			return nil, err
 		}
-	case cfg.Routing == RoutingEuclidean:
+	case !cfg.Routing.OnManifold():
 		m.linear = nn.NewLinear[float32]("classifier", d, shape.Classes, true, rng)
 	default:
 		m.tangent = capsule.NewTangentLinear[float32]("classifier", dims, shape.Classes, rng)
@@ -181,19 +181,12 @@ func (m *PRCapsNet) capsules(t *autodiff.Tape[float32], g *data.Graph, x data.Fe
 		// over each child's parents would normalise over fewer parents
 		// without the others' links: only the default coupling over
 		// children leaves the rows' values as they are.
-		if i == len(m.layers)-1 && m.routesOverLinks() && m.cfg.Coupling == capsule.CouplingOverChildren {
+		if i == len(m.layers)-1 && m.cfg.Routing.OverLinks() && m.cfg.Coupling == capsule.CouplingOverChildren {
 			g.Links, place = m.in.rowLinks(rows)
 		}
 		z = r.ForwardLayer(t, z, beta, g)
 	}
 	return h, z, beta, place
-}
-
-// routesOverLinks reports whether the capsule layers route on the manifold
-// over the links (ACR, PCR): the layers whose last one may route to some
-// parents only, and that run over sampled blocks.
-func (m *PRCapsNet) routesOverLinks() bool {
-	return m.cfg.Routing == RoutingACR || m.cfg.Routing == RoutingPCR
 }
 
 // Groups returns the weights (decayed) and the curvatures (not decayed;

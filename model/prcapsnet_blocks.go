@@ -28,13 +28,13 @@ func (m *PRCapsNet) LayerWidth(l int) int {
 	return m.dims.Tangent()
 }
 
-// CheckBlocks accepts the routing variants acr and pcr with the coupling
-// over children: the Euclidean and routing-free ablations have no block
-// form here, and the coupling over each child's parents would normalise
+// CheckBlocks accepts the routing variants over links (capsule.Kind's
+// OverLinks: acr and pcr) with the coupling over children: the Euclidean
+// and routing-free ablations have no block form here, and the coupling over each child's parents would normalise
 // over the block's parents only.
 func (m *PRCapsNet) CheckBlocks() error {
-	if !m.routesOverLinks() {
-		return fmt.Errorf("prcapsnet: sampled training needs routing acr or pcr, not %s", m.cfg.Routing)
+	if !m.cfg.Routing.OverLinks() {
+		return fmt.Errorf("prcapsnet: sampled training needs a routing over the links (acr or pcr), not %s", m.cfg.Routing)
 	}
 	if m.cfg.Coupling != capsule.CouplingOverChildren {
 		return fmt.Errorf("prcapsnet: sampled training needs the coupling over children: over a child's parents it would normalise over the sampled parents only")

@@ -28,25 +28,25 @@ import (
 // DefaultPRCapsConfig is the node network's default with its dropout,
 // DefaultPRCapsGraphConfig the graph network's.
 type PRCapsConfig struct {
-	Hidden int  `opt:"hidden" min:"1" max:"65536" help:"hidden width of the GCN stem, 1 to 65536"`
+	Hidden int  `opt:"hidden" min:"1" max:"65536" help:"hidden width of the GCN stem"`
 	Stem   Stem `opt:"stem" help:"the stem's aggregation: gcn (D^-1/2 (A+I) D^-1/2) or sum (A+I, GIN-0's, keeps neighbour counts)"`
 	// S and T give the capsule manifold Q_{s,t}: s space-like and t+1
 	// time-like dimensions, D = s+t+1 (9 and 9 by default).
-	S int `opt:"s" min:"0" max:"512" help:"space-like capsule dimensions s, 0 to 512"`
-	T int `opt:"t" min:"1" max:"64" help:"time-like capsule dimensions t, 1 to 64; the time block has t+1"`
+	S int `opt:"s" min:"0" max:"512" help:"space-like capsule dimensions s"`
+	T int `opt:"t" min:"1" max:"64" help:"time-like capsule dimensions t (the time block has t+1)"`
 	// Layers is the number of node-level routing layers L (default 1, as
 	// in the authors' code; the paper's text says 3).
-	Layers int `opt:"layers" min:"1" max:"16" help:"routing layers L, 1 to 16 (1 in the authors' code; the paper's text says 3)"`
+	Layers int `opt:"layers" min:"1" max:"16" help:"routing layers L (1 in the authors' code; the paper's text says 3)"`
 
 	Routing    Routing    `opt:"routing" help:"acr, pcr, euclidean (Caps only) or none (PR only)"`
 	Classifier Classifier `opt:"classifier" help:"prcc or linear"`
 	// ClassifierScale is PRCC's initial logit scale softplus(τ₀); τ =
 	// softplus(τ₀)·√|β| is learned from there (default 10; the paper gives
 	// no initial τ).
-	ClassifierScale float64 `opt:"prcc-scale" gt:"0" max:"1e6" help:"PRCC's initial logit scale softplus(τ₀), in (0, 1e6]"`
+	ClassifierScale float64 `opt:"prcc-scale" gt:"0" max:"1e6" help:"PRCC's initial logit scale softplus(τ₀)"`
 
-	K          int                 `opt:"k" min:"1" max:"64" help:"perspectives K of adaptive curvature routing, 1 to 64"`
-	Iters      int                 `opt:"iters" min:"1" max:"64" help:"routing iterations T, 1 to 64"`
+	K          int                 `opt:"k" min:"1" max:"64" help:"perspectives K of adaptive curvature routing"`
+	Iters      int                 `opt:"iters" min:"1" max:"64" help:"routing iterations T"`
 	Activation manifold.Activation `opt:"activation" help:"tangent activation squash, tanh, relu or identity"`
 	// Coupling is the normalisation set of the coupling coefficients: the
 	// children of each parent (default) or the parents of each child.
@@ -60,11 +60,11 @@ type PRCapsConfig struct {
 	FixedCurvature bool `opt:"fixed-curvature" help:"freeze the manifold and perspective curvatures"`
 
 	// Dropout is the dropout probability on the stem's hidden layer.
-	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the hidden layer, and of GCN's input features, in [0, 1)"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the hidden layer, and of GCN's input features"`
 	// InputDropout is the dropout probability on the input node features
 	// (0.5 in the node network's default, 0 in the graph network's, whose
 	// inputs are one-hot node labels).
-	InputDropout float64 `opt:"input-dropout" min:"0" lt:"1" help:"dropout probability of the input node features, in [0, 1)"`
+	InputDropout float64 `opt:"input-dropout" min:"0" lt:"1" help:"dropout probability of the input node features"`
 	// NormalizeFeatures divides each node's input features by their sum
 	// (GCN's usual preprocessing).
 	NormalizeFeatures bool `opt:"normalize-features" help:"divide each node's input features by their sum"`

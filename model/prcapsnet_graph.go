@@ -67,7 +67,9 @@ type PRCapsGraphNet struct {
 	norm *nn.LayerNorm[float32]
 	rho  *autodiff.Var[float32]
 
-	node    []*capsule.Routing[float32]
+	// node are the L node-level layers, all of cfg.Routing's kind, as in
+	// the node network; graph is the graph-level layer.
+	node    []capsule.Layer[float32]
 	graph   *capsule.GraphRouting[float32]
 	prcc    *capsule.PRCC[float32]
 	tangent *capsule.TangentLinear[float32]
@@ -111,11 +113,11 @@ func NewPRCapsGraphNet(cfg PRCapsConfig, shape Shape, seed uint64) (*PRCapsGraph
 		rho:  manifold.NewCurvatureParam[float32]("beta", -1),
 	}
 	for l := 0; l < cfg.Layers; l++ {
-		r, err := capsule.NewRouting[float32](fmt.Sprintf("routing%d", l), cfg.routingConfig(false), rng)
+		layer, err := capsule.NewLayer[float32](fmt.Sprintf("routing%d", l), cfg.routingConfig(false), rng)
 		if err != nil {
 			return nil, err
 		}
-		m.node = append(m.node, r)
+		m.node = append(m.node, layer)
 	}
 	var err error
 	if m.graph, err = capsule.NewGraphRouting[float32]("graph_routing", cfg.routingConfig(true), shape.Classes, rng); err != nil {
@@ -178,10 +180,11 @@ func (m *PRCapsGraphNet) classCapsules(t *autodiff.Tape[float32], b *data.GraphB
 	// exact wrap of h (manifold.LogExpO), and the layers' ForwardTangent
 	// return loĝ_o(v) likewise, so no point of Q is formed on the way.
 	a := manifold.LogExpO(t, h, beta, m.dims)
+	nodes := capsule.Graph[float32]{Links: &m.links, Adj: &m.adj}
 	for _, r := range m.node {
-		a = r.ForwardTangent(t, a, beta, &m.links)
+		a = r.ForwardLayer(t, a, beta, nodes)
 	}
-	return m.graph.ForwardTangent(t, a, beta, &m.classLinks), beta
+	return m.graph.ForwardLayer(t, a, beta, capsule.Graph[float32]{Links: &m.classLinks}), beta
 }
 
 // Groups returns the weights (decayed) and the curvatures (not decayed;

@@ -3,21 +3,24 @@ package model_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/prcaps/prcaps/capsule"
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/manifold"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/option"
 
 	"github.com/prcaps/prcaps/autodiff"
 	"github.com/prcaps/prcaps/train"
 )
 
 // prcapsVariants are the node network's ablation variants, by name, as
-// edits of the default configuration.
+// edits of the default configuration, and every routing kind capsule
+// knows ("routing NAME"), so that a kind added there is trained here.
 func prcapsVariants() map[string]func(*model.PRCapsConfig) {
-	return map[string]func(*model.PRCapsConfig){
+	v := map[string]func(*model.PRCapsConfig){
 		"full":            func(*model.PRCapsConfig) {},
 		"pcr":             func(c *model.PRCapsConfig) { c.Routing = model.RoutingPCR },
 		"euclidean+prcc":  func(c *model.PRCapsConfig) { c.Routing = model.RoutingEuclidean },
@@ -29,6 +32,48 @@ func prcapsVariants() map[string]func(*model.PRCapsConfig) {
 		"parents, detach": func(c *model.PRCapsConfig) { c.Coupling, c.DetachB = capsule.CouplingOverParents, true },
 		"L=2, T=1, K=2":   func(c *model.PRCapsConfig) { c.Layers, c.Iters, c.K = 2, 1, 2 },
 		"s=3 t=1 tanh":    func(c *model.PRCapsConfig) { c.S, c.T, c.Activation = 3, 1, manifold.ActTanh },
+	}
+	for _, k := range capsule.Kinds() {
+		v["routing "+k.String()] = func(c *model.PRCapsConfig) { c.Routing = k }
+	}
+	return v
+}
+
+// Adding a routing variant takes capsule/ (its Kind, its name, its
+// properties, its layer, its case in capsule.NewLayer) and, in model, the
+// --routing help text alone: for every kind capsule knows, the help names
+// it, the node network builds it with either classifier (and
+// TestPRCapsNetVariantsStep trains it), sampled training accepts exactly
+// the kinds over links, and the graph network builds it or says that it
+// does not support it.
+func TestEveryRoutingKindNeedsNoModelCode(t *testing.T) {
+	cora, mutag := model.LoadEmbeddedCora(t), model.LoadEmbeddedMUTAG(t)
+	var help string
+	for _, o := range option.List(&model.PRCapsConfig{}) {
+		if o.Name == "routing" {
+			help = o.Usage
+		}
+	}
+	for _, k := range capsule.Kinds() {
+		if !strings.Contains(help, k.String()) {
+			t.Errorf("--routing's help %q does not name %s", help, k)
+		}
+		for _, cl := range []model.Classifier{model.ClassifierPRCC, model.ClassifierLinear} {
+			cfg := model.DefaultPRCapsConfig()
+			cfg.Routing, cfg.Classifier = k, cl
+			m, err := model.NewPRCapsNet(cfg, model.NodeShape(cora), 1)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", k, cl, err)
+			}
+			if err := m.CheckBlocks(); (err == nil) != k.OverLinks() {
+				t.Errorf("%s: sampled training: %v, want it %v", k, err, map[bool]string{true: "accepted", false: "refused"}[k.OverLinks()])
+			}
+		}
+		cfg := model.DefaultPRCapsGraphConfig()
+		cfg.Routing = k
+		if _, err := model.NewPRCapsGraphNet(cfg, model.GraphShape(mutag), 1); err != nil && !strings.Contains(err.Error(), "routing "+k.String()) {
+			t.Errorf("graph network, %s: %v", k, err)
+		}
 	}
 }
 

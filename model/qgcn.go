@@ -33,12 +33,12 @@ func init() {
 // β = −1 fixed, no dropout, raw features (DefaultQGCNConfig; a zero width
 // or dimension is invalid, not a default).
 type QGCNConfig struct {
-	Hidden  int     `opt:"hidden" min:"2" max:"65536" help:"tangent width s + t of the manifold Q_{s,t}, 2 to 65536"`
-	TimeDim int     `opt:"time-dim" min:"1" max:"65536" help:"time dimension t of Q_{s,t}, 1 to hidden"`
-	Beta    float64 `opt:"beta" min:"-1e6" lt:"-1e-4" help:"curvature β of Q, below −1e-4"`
+	Hidden  int     `opt:"hidden" min:"2" max:"65536" help:"tangent width s + t of the manifold Q_{s,t}"`
+	TimeDim int     `opt:"time-dim" min:"1" max:"65536" help:"time dimension t of Q_{s,t}, at most hidden"`
+	Beta    float64 `opt:"beta" min:"-1e6" lt:"-1e-4" help:"curvature β of Q"`
 	// LearnCurvature trains β; Q-GCN's default keeps it fixed (c = −1).
 	LearnCurvature    bool    `opt:"learn-curvature" help:"train the curvature β instead of keeping it fixed"`
-	Dropout           float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the input features and the hidden layer, in [0, 1)"`
+	Dropout           float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the input features and the hidden layer"`
 	NormalizeFeatures bool    `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 

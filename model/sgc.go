@@ -38,12 +38,12 @@ func init() {
 // classifier. Start from DefaultSGCConfig or DefaultSSGCConfig: a zero
 // Hops is invalid, not a default.
 type SGCConfig struct {
-	Hops int `opt:"hops" min:"1" max:"64" help:"propagation steps K, 1 to 64"`
+	Hops int `opt:"hops" min:"1" max:"64" help:"propagation steps K"`
 	// Alpha is SSGC's weight of the input features in the average.
-	Alpha float64 `opt:"alpha" min:"0" max:"1" help:"weight α of the input features in the averaged propagation, in [0, 1]"`
+	Alpha float64 `opt:"alpha" min:"0" max:"1" help:"weight α of the input features in the averaged propagation"`
 	// Average selects SSGC's averaged propagation instead of SGC's S^K X.
 	Average           bool
-	Dropout           float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the propagated features, in [0, 1)"`
+	Dropout           float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability of the propagated features"`
 	NormalizeFeatures bool    `opt:"normalize-features" help:"divide each node's input features by their sum"`
 }
 

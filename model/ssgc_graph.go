@@ -32,10 +32,10 @@ func init() {
 // head. Start from DefaultSSGCGraphConfig: zero Hops and Hidden are
 // invalid, not defaults.
 type SSGCGraphConfig struct {
-	Hops    int     `opt:"hops" min:"1" max:"64" help:"propagation steps K within each graph, 1 to 64"`
-	Alpha   float64 `opt:"alpha" min:"0" max:"1" help:"weight α of the input features in the averaged propagation, in [0, 1]"`
-	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"width of the node MLP layer, 1 to 65536"`
-	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability after the node MLP layer, in [0, 1)"`
+	Hops    int     `opt:"hops" min:"1" max:"64" help:"propagation steps K within each graph"`
+	Alpha   float64 `opt:"alpha" min:"0" max:"1" help:"weight α of the input features in the averaged propagation"`
+	Hidden  int     `opt:"hidden" min:"1" max:"65536" help:"width of the node MLP layer"`
+	Dropout float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability after the node MLP layer"`
 }
 
 // SSGCGraphConfig implements MemoryEstimator, checked at compile time.

@@ -71,10 +71,10 @@ func (n *Norm) UnmarshalText(b []byte) error { return enumParse("norm", normName
 // prcaps has no BatchNorm, so Norm offers LayerNorm or none.
 type TGNNConfig struct {
 	Conv     Conv    `opt:"conv" help:"message-passing layer: gcn, sage or gat"`
-	Layers   int     `opt:"layers" min:"1" max:"32" help:"message-passing layers, 1 to 32"`
-	Hidden   int     `opt:"hidden" min:"1" max:"65536" help:"hidden width, 1 to 65536"`
-	Heads    int     `opt:"heads" min:"1" max:"64" help:"with --conv gat: attention heads, 1 to 64"`
-	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability after each layer, in [0, 1)"`
+	Layers   int     `opt:"layers" min:"1" max:"32" help:"message-passing layers"`
+	Hidden   int     `opt:"hidden" min:"1" max:"65536" help:"hidden width"`
+	Heads    int     `opt:"heads" min:"1" max:"64" help:"with --conv gat: attention heads"`
+	Dropout  float64 `opt:"dropout" min:"0" lt:"1" help:"dropout probability after each layer"`
 	Norm     Norm    `opt:"norm" help:"normalisation after each layer: none or layer (LayerNorm)"`
 	Residual bool    `opt:"residual" help:"add a linear residual connection to each layer"`
 	// JK sums the outputs of all layers before the classifier (the

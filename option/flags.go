@@ -61,7 +61,7 @@ func BindSources(fs *flag.FlagSet, srcs ...Source) *Flags {
 			if i, ok := seen[o.Name]; ok {
 				differ[o.Name] = differ[o.Name] || opts[i].Value != o.Value
 				if opts[i].Usage == "" {
-					opts[i].Usage = o.Usage
+					opts[i].Usage, opts[i].Range = o.Usage, o.Range
 				}
 				continue
 			}
@@ -77,6 +77,7 @@ func BindSources(fs *flag.FlagSet, srcs ...Source) *Flags {
 			}
 			opts[i].Usage = u + " (defaults: " + strings.Join(defaults[o.Name], ", ") + ")"
 		}
+		opts[i].Usage = withRange(opts[i].Usage, o.Range)
 	}
 	sort.SliceStable(opts, func(i, j int) bool { return opts[i].Name < opts[j].Name })
 	f := &Flags{}
@@ -117,4 +118,21 @@ func (f *Flags) Apply(cfg any) error {
 		}
 	}
 	return nil
+}
+
+// withRange adds the range r to the help text u, before a closing
+// "(default …)" if u has one: the range tags are the one place a range is
+// written, so help tags do not repeat it.
+func withRange(u string, r Range) string {
+	rs := r.String()
+	switch {
+	case rs == "":
+		return u
+	case u == "":
+		return rs
+	}
+	if j := strings.LastIndex(u, " (default"); j >= 0 && strings.HasSuffix(u, ")") {
+		return u[:j] + ", " + rs + u[j:]
+	}
+	return u + ", " + rs
 }

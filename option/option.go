@@ -24,6 +24,7 @@ type Option struct {
 	Bool  bool   // a switch: given alone, it means true
 	Value string // the field's value in the configuration Options read
 	Type  string // what a value is, for help: int, float, string or list ("" for a switch)
+	Range Range  // the field's range tags, which Set enforces and the help prints
 }
 
 // List lists the settable fields of cfg, a pointer to a struct, in
@@ -41,7 +42,7 @@ func List(cfg any) []Option {
 			continue
 		}
 		out = append(out, Option{Name: name, Usage: f.Tag.Get("help"), Bool: f.Type.Kind() == reflect.Bool,
-			Value: fmt.Sprint(v.Field(i).Interface()), Type: typeName(f.Type)})
+			Value: fmt.Sprint(v.Field(i).Interface()), Type: typeName(f.Type), Range: rangeTags(f)})
 	}
 	return out
 }
@@ -181,6 +182,37 @@ func RangeOf(cfg any, name string) (Range, bool) {
 		}
 	}
 	return Range{}, false
+}
+
+// String says the range as the help prints it: "1 to 64" (both bounds
+// inclusive), "in [0, 1)" (one exclusive), "≥ 0", "positive" (gt 0), "> x",
+// "≤ x", "< x"; "" without a bound.
+func (r Range) String() string {
+	lo, hi := r.Min != "" || r.Gt != "", r.Max != "" || r.Lt != ""
+	switch {
+	case r.Min != "" && r.Max != "":
+		return r.Min + " to " + r.Max
+	case lo && hi:
+		l, h := "["+r.Min, r.Max+"]"
+		if r.Gt != "" {
+			l = "(" + r.Gt
+		}
+		if r.Lt != "" {
+			h = r.Lt + ")"
+		}
+		return "in " + l + ", " + h
+	case r.Min != "":
+		return "≥ " + r.Min
+	case r.Gt == "0":
+		return "positive"
+	case r.Gt != "":
+		return "> " + r.Gt
+	case r.Max != "":
+		return "≤ " + r.Max
+	case r.Lt != "":
+		return "< " + r.Lt
+	}
+	return ""
 }
 
 // Bounded says whether the range has a bound.

@@ -187,3 +187,36 @@ func TestFloatRanges(t *testing.T) {
 		t.Errorf("free: range %+v", r)
 	}
 }
+
+// The help prints each option's range from its tags, after the help text
+// or before a closing "(default …)", so help tags need not repeat it.
+func TestHelpPrintsRanges(t *testing.T) {
+	type r struct {
+		Hidden  int     `opt:"hidden" min:"1" max:"64" help:"the width"`
+		Drop    float64 `opt:"drop" min:"0" lt:"1" help:"the dropout (default: none)"`
+		Scale   float64 `opt:"scale" gt:"0" max:"1e6" help:"the scale"`
+		LR      float64 `opt:"lr" gt:"0" help:"the rate"`
+		Lambda  float64 `opt:"lambda" min:"0" help:"the weight"`
+		Beta    float64 `opt:"beta" lt:"-1e-4" help:"the curvature"`
+		Plain   int     `opt:"plain" help:"no range"`
+		Untold  int     `opt:"untold" max:"8"`
+		Between float64 `opt:"between" gt:"-1" lt:"1" help:"the cosine"`
+	}
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	option.Bind(fs, &r{})
+	for name, want := range map[string]string{
+		"hidden":  "the width, 1 to 64",
+		"drop":    "the dropout, in [0, 1) (default: none)",
+		"scale":   "the scale, in (0, 1e6]",
+		"lr":      "the rate, positive",
+		"lambda":  "the weight, ≥ 0",
+		"beta":    "the curvature, < -1e-4",
+		"plain":   "no range",
+		"untold":  "≤ 8",
+		"between": "the cosine, in (-1, 1)",
+	} {
+		if u := fs.Lookup(name).Usage; u != want {
+			t.Errorf("%s: %q, want %q", name, u, want)
+		}
+	}
+}

@@ -19,12 +19,12 @@ import (
 // useful; start from DefaultConfig or Recipe. The opt and help tags name
 // the fields for command lines (package option reads them).
 type Config struct {
-	Epochs      int     `opt:"epochs" min:"1" max:"1e6" help:"training epochs, 1 to 1e6"`
-	LR          float64 `opt:"lr" gt:"0" help:"learning rate, positive and finite"`
+	Epochs      int     `opt:"epochs" min:"1" max:"1e6" help:"training epochs"`
+	LR          float64 `opt:"lr" gt:"0" help:"finite learning rate"`
 	WeightDecay float64 `opt:"wd" min:"0" help:"weight decay: coupled L2 for adam and radam, decoupled for adamw"`
 	Optimizer   string  `opt:"optimizer" help:"adam, adamw or radam (RiemannianAdam)"`
 	Clip        float64 `opt:"clip" min:"0" help:"clip the global gradient norm to this value, 0: off"`
-	Patience    int     `opt:"patience" min:"0" help:"stop a run after this many epochs without a better validation accuracy, ≥ 0 (0: never)"`
+	Patience    int     `opt:"patience" min:"0" help:"stop a run after this many epochs without a better validation accuracy (0: never)"`
 	// LRSchedule is the learning rate per epoch: "" or ScheduleConstant,
 	// ScheduleCosine, ScheduleStep.
 	// AllowDivergence turns off the divergence rule (see ErrDiverged).
@@ -32,7 +32,7 @@ type Config struct {
 	LRSchedule      string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs), step (halved every lr-step-every epochs, GIN's TU setting) or exponential (× 0.95 per epoch, GRDL's)"`
 	// StepEvery is the period of ScheduleStep, in epochs (unused by the
 	// other schedules).
-	StepEvery int `opt:"lr-step-every" min:"1" max:"1e6" help:"with lr-schedule step: halve the rate every this many epochs, 1 to 1e6"`
+	StepEvery int `opt:"lr-step-every" min:"1" max:"1e6" help:"with lr-schedule step: halve the rate every this many epochs"`
 }
 
 // Validate reports an invalid field.

@@ -146,20 +146,21 @@ func TestHelpNamesFlagTypes(t *testing.T) {
 		}
 	}
 	// train's help is the chosen model's: its options, its defaults and its
-	// recipe's; prcapsnet's two networks show theirs by task.
+	// recipe's, and each option's range from its tags; prcapsnet's two
+	// networks show theirs by task.
 	for _, tc := range []struct {
 		args        []string
 		want, wrong []string
 	}{
 		{[]string{"train", "-h"},
 			[]string{"  -hidden int\n", "  -lr float\n", "  -activation string\n", "training epochs, 1 to 1e6 (defaults: node 200, graph 100)",
-				"graph: training mini-batch size, in graphs (default 16)", "The model options and training defaults below are prcapsnet's"},
+				"graph: training mini-batch size, in graphs, 1 to 1048576 (default 16)", "The model options and training defaults below are prcapsnet's"},
 			[]string{"-heads", "-hops", "-alpha"}},
 		{[]string{"train", "--model", "gin", "-h"},
-			[]string{"training epochs, 1 to 1e6 (default 350)", "mini-batch size, in graphs (default 32)", "(default 50)",
+			[]string{"training epochs, 1 to 1e6 (default 350)", "mini-batch size, in graphs, 1 to 1048576 (default 32)", "(default 50)",
 				"layers counting the input, so layers−1 GIN layers, 2 to 64 (default 5)"},
 			[]string{"-activation", "-k int", "routing layers L"}},
-		{[]string{"train", "--model", "ssgc", "-h"}, []string{"in [0, 1] (default 0.05)", "1 to 1e6 (default 100)", "(defaults: node 0.2, graph 0.01)"}, []string{"-routing"}},
+		{[]string{"train", "--model", "ssgc", "-h"}, []string{"averaged propagation, 0 to 1 (default 0.05)", "1 to 1e6 (default 100)", "(defaults: node 0.2, graph 0.01)"}, []string{"-routing"}},
 	} {
 		_, _, help := runCLI(tc.args...)
 		for _, want := range tc.want {

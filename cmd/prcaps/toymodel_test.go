@@ -38,7 +38,7 @@ func init() {
 }
 
 type toyConfig struct {
-	Width int `opt:"mlp-width" min:"1" help:"test-mlp: hidden width, positive"`
+	Width int `opt:"mlp-width" min:"1" help:"test-mlp: hidden width"`
 }
 
 func (c toyConfig) Validate() error {
