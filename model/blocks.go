@@ -38,6 +38,22 @@ type BlockModel interface {
 	CheckBlocks() error
 }
 
+// BlockModelNames lists the node models (registry names, in registration
+// order) whose default configuration trains on sampled blocks.
+func BlockModelNames() []string {
+	var names []string
+	for _, s := range Specs() {
+		if s.Task != data.NodeTask {
+			continue
+		}
+		m, err := s.Build(s.Default(), Shape{Features: 2, Classes: 2}, 0)
+		if bm, ok := m.(BlockModel); err == nil && ok && bm.CheckBlocks() == nil {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
 // ForwardBatch records m over the blocks of b, layer after layer, and
 // returns the logits of b's seeds (row i: b.Seeds()[i]).
 func ForwardBatch(t *autodiff.Tape[float32], m BlockModel, b *sample.Batch, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
@@ -141,6 +157,7 @@ type blockOp struct {
 	a   tensor.CSR[float32]
 	adj tensor.Adjacency[float32]
 	lk  capsule.Links
+	gg  nn.GATGraph[float32]
 }
 
 func (bi *blockInput) op(l int) *blockOp {
@@ -245,6 +262,16 @@ func (bi *blockInput) links(l int, blk sample.Block) *capsule.Links {
 	lk.Ptr, lk.Child = blk.Ptr, blk.Child
 	lk.Changed()
 	return lk
+}
+
+// attention returns layer l's attention graph over blk: each parent
+// attends over its sampled in-neighbours and itself, the softmax running
+// over those only. A pass without gradients (grad false) builds no
+// transpose.
+func (bi *blockInput) attention(l int, blk sample.Block, grad bool) *nn.GATGraph[float32] {
+	gg := &bi.op(l).gg
+	gg.ResetBlock(blk.Parents, blk.Children, blk.Ptr, blk.Child, grad)
+	return gg
 }
 
 func grow32f(b []float32, n int) []float32 {

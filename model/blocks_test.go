@@ -30,6 +30,12 @@ func blockModels(ds *data.NodeDataset) map[string]func() model.BlockModel {
 			return must(model.NewPRCapsNet(c, shape, 3))
 		},
 		"gcn": func() model.BlockModel { return must(model.NewGCN(model.DefaultGCNConfig(), shape, 3)) },
+		"gat": func() model.BlockModel { return must(model.NewGAT(model.DefaultGATConfig(), shape, 3)) },
+		"gatv2-2heads-out2": func() model.BlockModel {
+			c := model.DefaultGATConfig()
+			c.V2, c.Heads, c.OutHeads = true, 2, 2
+			return must(model.NewGAT(c, shape, 3))
+		},
 	}
 }
 

@@ -38,7 +38,7 @@ func buildNode(t *testing.T, name string, ds *data.NodeDataset, seed uint64) mod
 // and its epochs take one step per batch.
 func TestSampledLearns(t *testing.T) {
 	ds, split := sampledTask(t)
-	for _, name := range []string{"prcapsnet", "gcn"} {
+	for _, name := range []string{"prcapsnet", "gcn", "gat", "gatv2"} {
 		t.Run(name, func(t *testing.T) {
 			cfg := Recipe(data.NodeTask, name)
 			cfg.Epochs = 30
