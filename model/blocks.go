@@ -158,6 +158,10 @@ type blockOp struct {
 	adj tensor.Adjacency[float32]
 	lk  capsule.Links
 	gg  nn.GATGraph[float32]
+	// mean is GraphSAGE's neighbour mean over the block (storage of its
+	// own: a and the block's links share the batch's arrays).
+	mean    tensor.CSR[float32]
+	meanAdj tensor.Adjacency[float32]
 }
 
 func (bi *blockInput) op(l int) *blockOp {
@@ -272,6 +276,40 @@ func (bi *blockInput) attention(l int, blk sample.Block, grad bool) *nn.GATGraph
 	gg := &bi.op(l).gg
 	gg.ResetBlock(blk.Parents, blk.Children, blk.Ptr, blk.Child, grad)
 	return gg
+}
+
+// neighbourMean returns layer l's neighbour-mean operator over blk (rows
+// the parents, columns the children): each parent's sampled in-neighbours
+// other than itself, each weighted 1/(their number), the mean of
+// nn.NeighborMeanInto over the sample (its expected value is the whole
+// mean, and with every neighbour it is the whole mean; a parent with no
+// other neighbour has an empty row). A self-loop arc of the graph is
+// merged with the node's own link by the sampler, so the block's mean
+// leaves it out where the whole graph's counts it. A pass without
+// gradients (grad false) builds no transpose.
+func (bi *blockInput) neighbourMean(l int, blk sample.Block, grad bool) *tensor.Adjacency[float32] {
+	o := bi.op(l)
+	a := &o.mean
+	a.Rows, a.Cols = blk.Parents, blk.Children
+	a.Indptr = append(a.Indptr[:0], 0)
+	a.Indices, a.Data = a.Indices[:0], a.Data[:0]
+	for j := range blk.Parents {
+		lo, hi := blk.Ptr[j], blk.Ptr[j+1]
+		w := float32(1 / float64(hi-lo-1))
+		for _, u := range blk.Child[lo:hi] {
+			if int(u) != j {
+				a.Indices = append(a.Indices, u)
+				a.Data = append(a.Data, w)
+			}
+		}
+		a.Indptr = append(a.Indptr, int32(len(a.Indices)))
+	}
+	if grad {
+		o.meanAdj.Reset(a)
+	} else {
+		o.meanAdj.ResetForward(a)
+	}
+	return &o.meanAdj
 }
 
 func grow32f(b []float32, n int) []float32 {

@@ -284,7 +284,7 @@ func TestHostileFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"tune", "--data", "", "--grid", grid}, 2, grid + ": data after the grid's JSON object"},
 		{[]string{"train", "--data", "", "--fanout", "10,10"}, 2, "--fanout and --batch-nodes go together"},
 		{[]string{"train", "--data", "", "--batch-nodes", "64"}, 2, "--fanout and --batch-nodes go together"},
-		{[]string{"train", "--data", "", "--model", "sgc", "--fanout", "5", "--batch-nodes", "4"}, 2, "does not train on sampled neighbourhoods (gat, gatv2, gcn, prcapsnet do)"},
+		{[]string{"train", "--data", "", "--model", "sgc", "--fanout", "5", "--batch-nodes", "4"}, 2, "does not train on sampled neighbourhoods (gat, gatv2, gcn, prcapsnet, tgnn do)"},
 		{[]string{"train", "--data", "", "--model", "gat", "--fanout", "5", "--batch-nodes", "4"}, 2, "needs 2 fan-outs"},
 		{[]string{"train", "--data", "", "--routing", "none", "--fanout", "5,5", "--batch-nodes", "4"}, 2, "needs routing acr or pcr"},
 		{[]string{"train", "--data", "", "--task", "graph", "--fanout", "5", "--batch-nodes", "4"}, 2, "--batch-nodes does not apply to graph classification"},
