@@ -13,10 +13,10 @@ const DefaultDepth = 4
 // Stream draws the mini-batches of a run on a producer goroutine, ahead of
 // training: every epoch takes the training nodes in a shuffled order
 // (Order: beyond ShuffleMax nodes computed position by position, with no
-// shuffled copy of the nodes),
-// cuts them into batches of at most BatchNodes seeds, and samples each
-// batch's neighbourhood. Batches come out in order through a queue of Depth
-// batches; their storage is recycled through Release. The batches depend
+// shuffled copy of the nodes), cuts them into batches of at most
+// BatchNodes seeds, and samples each batch's neighbourhood. Batches come
+// out in order through a queue of Depth batches; their storage is
+// recycled through Release. The batches depend
 // only on the graph, the nodes, the settings and the seed.
 type Stream struct {
 	out  chan *Batch
@@ -41,8 +41,8 @@ type StreamConfig struct {
 // nodes (distinct nodes of g). nodes is read, not copied, until Close
 // returns, and must not be modified meanwhile: the stream keeps no copy
 // of them, only the batches in flight and, for at most ShuffleMax nodes,
-// their shuffled positions. Close must be called
-// when done with it, also after an early stop.
+// their shuffled positions. Close must be called when done with it, also
+// after an early stop.
 func NewStream(g *data.Graph, nodes []int32, cfg StreamConfig) (*Stream, error) {
 	if cfg.BatchNodes < 1 {
 		return nil, fmt.Errorf("sample: batch of %d nodes: need at least 1", cfg.BatchNodes)
