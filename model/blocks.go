@@ -38,6 +38,22 @@ type BlockModel interface {
 	CheckBlocks() error
 }
 
+// BlockModelNames lists the node models (registry names, in registration
+// order) whose default configuration trains on sampled blocks.
+func BlockModelNames() []string {
+	var names []string
+	for _, s := range Specs() {
+		if s.Task != data.NodeTask {
+			continue
+		}
+		m, err := s.Build(s.Default(), Shape{Features: 2, Classes: 2}, 0)
+		if bm, ok := m.(BlockModel); err == nil && ok && bm.CheckBlocks() == nil {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
+
 // ForwardBatch records m over the blocks of b, layer after layer, and
 // returns the logits of b's seeds (row i: b.Seeds()[i]).
 func ForwardBatch(t *autodiff.Tape[float32], m BlockModel, b *sample.Batch, x data.Features, training bool, rng *rand.Rand) *autodiff.Var[float32] {
@@ -141,6 +157,11 @@ type blockOp struct {
 	a   tensor.CSR[float32]
 	adj tensor.Adjacency[float32]
 	lk  capsule.Links
+	gg  nn.GATGraph[float32]
+	// mean is GraphSAGE's neighbour mean over the block (storage of its
+	// own: a and the block's links share the batch's arrays).
+	mean    tensor.CSR[float32]
+	meanAdj tensor.Adjacency[float32]
 }
 
 func (bi *blockInput) op(l int) *blockOp {
@@ -245,6 +266,50 @@ func (bi *blockInput) links(l int, blk sample.Block) *capsule.Links {
 	lk.Ptr, lk.Child = blk.Ptr, blk.Child
 	lk.Changed()
 	return lk
+}
+
+// attention returns layer l's attention graph over blk: each parent
+// attends over its sampled in-neighbours and itself, the softmax running
+// over those only. A pass without gradients (grad false) builds no
+// transpose.
+func (bi *blockInput) attention(l int, blk sample.Block, grad bool) *nn.GATGraph[float32] {
+	gg := &bi.op(l).gg
+	gg.ResetBlock(blk.Parents, blk.Children, blk.Ptr, blk.Child, grad)
+	return gg
+}
+
+// neighbourMean returns layer l's neighbour-mean operator over blk (rows
+// the parents, columns the children): each parent's sampled in-neighbours
+// other than itself, each weighted 1/(their number), the mean of
+// nn.NeighborMeanInto over the sample (its expected value is the whole
+// mean, and with every neighbour it is the whole mean; a parent with no
+// other neighbour has an empty row). A self-loop arc of the graph is
+// merged with the node's own link by the sampler, so the block's mean
+// leaves it out where the whole graph's counts it. A pass without
+// gradients (grad false) builds no transpose.
+func (bi *blockInput) neighbourMean(l int, blk sample.Block, grad bool) *tensor.Adjacency[float32] {
+	o := bi.op(l)
+	a := &o.mean
+	a.Rows, a.Cols = blk.Parents, blk.Children
+	a.Indptr = append(a.Indptr[:0], 0)
+	a.Indices, a.Data = a.Indices[:0], a.Data[:0]
+	for j := range blk.Parents {
+		lo, hi := blk.Ptr[j], blk.Ptr[j+1]
+		w := float32(1 / float64(hi-lo-1))
+		for _, u := range blk.Child[lo:hi] {
+			if int(u) != j {
+				a.Indices = append(a.Indices, u)
+				a.Data = append(a.Data, w)
+			}
+		}
+		a.Indptr = append(a.Indptr, int32(len(a.Indices)))
+	}
+	if grad {
+		o.meanAdj.Reset(a)
+	} else {
+		o.meanAdj.ResetForward(a)
+	}
+	return &o.meanAdj
 }
 
 func grow32f(b []float32, n int) []float32 {

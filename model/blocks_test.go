@@ -30,6 +30,27 @@ func blockModels(ds *data.NodeDataset) map[string]func() model.BlockModel {
 			return must(model.NewPRCapsNet(c, shape, 3))
 		},
 		"gcn": func() model.BlockModel { return must(model.NewGCN(model.DefaultGCNConfig(), shape, 3)) },
+		"gat": func() model.BlockModel { return must(model.NewGAT(model.DefaultGATConfig(), shape, 3)) },
+		"tgnn": func() model.BlockModel {
+			c := model.DefaultTGNNConfig()
+			c.Hidden = 16
+			return must(model.NewTGNN(c, shape, 3))
+		},
+		"tgnn-sage-residual-layernorm": func() model.BlockModel {
+			c := model.DefaultTGNNConfig()
+			c.Conv, c.Hidden, c.Residual, c.Norm, c.Layers = model.ConvSAGE, 16, true, model.NormLayer, 2
+			return must(model.NewTGNN(c, shape, 3))
+		},
+		"tgnn-gat-2heads-residual": func() model.BlockModel {
+			c := model.DefaultTGNNConfig()
+			c.Conv, c.Hidden, c.Heads, c.Residual = model.ConvGAT, 16, 2, true
+			return must(model.NewTGNN(c, shape, 3))
+		},
+		"gatv2-2heads-out2": func() model.BlockModel {
+			c := model.DefaultGATConfig()
+			c.V2, c.Heads, c.OutHeads = true, 2, 2
+			return must(model.NewGAT(c, shape, 3))
+		},
 	}
 }
 
@@ -230,5 +251,14 @@ func TestBlocksRejects(t *testing.T) {
 		if err := m.CheckBlocks(); err == nil {
 			t.Errorf("%s accepted for sampling", fmt.Sprint(c.Routing, c.Coupling))
 		}
+	}
+	c := model.DefaultTGNNConfig()
+	c.JK = true
+	m, err := model.NewTGNN(c, model.NodeShape(sbm.Node), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckBlocks(); err == nil {
+		t.Error("tgnn with jk accepted for sampling")
 	}
 }

@@ -111,6 +111,7 @@ type GAT struct {
 	in           nodeInput
 	gg           nn.GATGraph[float32]
 	ggGen        int
+	blocks       blockInput // the attention graphs of the sampled layers (BlockModel)
 }
 
 // GAT implements NodeEmbedder, checked at compile time.

@@ -181,7 +181,8 @@ type TGNN struct {
 	mean   tensor.CSR[float32] // SAGE's neighbour mean
 	meanA  tensor.Adjacency[float32]
 	gg     nn.GATGraph[float32]
-	gen    int // nodeInput generation mean and gg were built for
+	gen    int        // nodeInput generation mean and gg were built for
+	blocks blockInput // the operators of the sampled layers (BlockModel)
 }
 
 // TGNN implements NodeEmbedder, checked at compile time.

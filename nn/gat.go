@@ -62,7 +62,9 @@ func (c *GATConv[T]) Params() []*autodiff.Var[T] {
 
 // GATGraph is what attention layers need of a graph: the arcs with a
 // self-loop on every node, CSR by target (values unused), with each arc's
-// source and target.
+// source and target. Adj.A has a row per target and a column per source:
+// square for a whole graph (Reset), parents × children for a sampled block
+// (ResetBlock), whose parents are the first of its children.
 type GATGraph[T autodiff.Float] struct {
 	Adj      tensor.Adjacency[T]
 	a        tensor.CSR[T]
@@ -79,6 +81,38 @@ func (g *GATGraph[T]) Reset(n int, ptr, src []int32) {
 	for v := 0; v < n; v++ {
 		for p := g.a.Indptr[v]; p < g.a.Indptr[v+1]; p++ {
 			g.Dst = append(g.Dst, int32(v))
+		}
+	}
+}
+
+// ResetBlock builds g for a block of a sampled neighbourhood (package
+// sample): parent j (< parents) attends over the children
+// child[ptr[j]:ptr[j+1]] (each < children, sorted, itself among them), so
+// the softmax of each head runs over the sampled neighbours only. The
+// parents are children 0 … parents−1: the layer's input has a row per
+// child and its output a row per parent. ptr and child are read, not
+// copied, and must not change while g is in use. With grad false no
+// transpose is built, for passes that record no backward.
+func (g *GATGraph[T]) ResetBlock(parents, children int, ptr, child []int32, grad bool) {
+	if len(ptr) != parents+1 || int(ptr[parents]) != len(child) || parents > children {
+		panic(fmt.Sprintf("nn: GATGraph.ResetBlock: %d parents, %d children, %d row pointers, %d links", parents, children, len(ptr), len(child)))
+	}
+	a := &g.a
+	a.Rows, a.Cols, a.Indptr, a.Indices = parents, children, ptr, child
+	if cap(a.Data) < len(child) {
+		a.Data = tensor.Regrow(a.Data, len(child))
+	}
+	a.Data = a.Data[:len(child)]
+	if grad {
+		g.Adj.Reset(a)
+	} else {
+		g.Adj.ResetForward(a)
+	}
+	g.Src = append(g.Src[:0], child...)
+	g.Dst = g.Dst[:0]
+	for j := range parents {
+		for range ptr[j+1] - ptr[j] {
+			g.Dst = append(g.Dst, int32(j))
 		}
 	}
 }
@@ -107,8 +141,8 @@ func (c *GATConv[T]) right(t *autodiff.Tape[T], x *autodiff.Var[T]) *autodiff.Va
 
 // attend runs the heads over the projected features wh (and whr, V2).
 func (c *GATConv[T]) attend(t *autodiff.Tape[T], g *GATGraph[T], wh, whr *autodiff.Var[T], attnDrop float64, rng *rand.Rand, training bool) *autodiff.Var[T] {
-	if g.Adj.A.Rows != wh.Value.Rows {
-		panic(fmt.Sprintf("nn: GATConv: %d nodes in the graph, %d feature rows", g.Adj.A.Rows, wh.Value.Rows))
+	if g.Adj.A.Cols != wh.Value.Rows {
+		panic(fmt.Sprintf("nn: GATConv: %d source nodes in the graph, %d feature rows", g.Adj.A.Cols, wh.Value.Rows))
 	}
 	// The heads' outputs live on the stack (up to 16 heads): a layer
 	// keeps no per-pass state, so passes on two tapes may run at once.

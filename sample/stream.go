@@ -11,10 +11,12 @@ import (
 const DefaultDepth = 4
 
 // Stream draws the mini-batches of a run on a producer goroutine, ahead of
-// training: every epoch shuffles the training nodes, cuts them into
-// batches of at most BatchNodes seeds, and samples each batch's
-// neighbourhood. Batches come out in order through a queue of Depth
-// batches; their storage is recycled through Release. The batches depend
+// training: every epoch takes the training nodes in a shuffled order
+// (Order: beyond ShuffleMax nodes computed position by position, with no
+// shuffled copy of the nodes), cuts them into batches of at most
+// BatchNodes seeds, and samples each batch's neighbourhood. Batches come
+// out in order through a queue of Depth batches; their storage is
+// recycled through Release. The batches depend
 // only on the graph, the nodes, the settings and the seed.
 type Stream struct {
 	out  chan *Batch
@@ -37,9 +39,10 @@ type StreamConfig struct {
 
 // NewStream starts drawing the batches of cfg.Epochs epochs over the seed
 // nodes (distinct nodes of g). nodes is read, not copied, until Close
-// returns, and must not be modified meanwhile: the stream's own storage is
-// one shuffled order of the nodes, not two copies. Close must be called
-// when done with it, also after an early stop.
+// returns, and must not be modified meanwhile: the stream keeps no copy
+// of them, only the batches in flight and, for at most ShuffleMax nodes,
+// their shuffled positions. Close must be called when done with it, also
+// after an early stop.
 func NewStream(g *data.Graph, nodes []int32, cfg StreamConfig) (*Stream, error) {
 	if cfg.BatchNodes < 1 {
 		return nil, fmt.Errorf("sample: batch of %d nodes: need at least 1", cfg.BatchNodes)
@@ -72,15 +75,6 @@ func NewStream(g *data.Graph, nodes []int32, cfg StreamConfig) (*Stream, error) 
 	return st, nil
 }
 
-// EpochOrder returns nodes shuffled for epoch e (0-based) of the run with
-// the given seed, as a Stream cuts them into batches.
-func EpochOrder(dst, nodes []int32, seed uint64, e int) []int32 {
-	dst = append(dst[:0], nodes...)
-	rng := rand.New(rand.NewPCG(seed, uint64(e)<<1))
-	rng.Shuffle(len(dst), func(i, j int) { dst[i], dst[j] = dst[j], dst[i] })
-	return dst
-}
-
 // batchRNG is the generator of batch i of epoch e: one per batch, so that
 // a batch does not depend on how the others were drawn.
 func batchRNG(seed uint64, e, i int) *rand.Rand {
@@ -90,9 +84,10 @@ func batchRNG(seed uint64, e, i int) *rand.Rand {
 func (st *Stream) produce(s *Sampler, nodes []int32, cfg StreamConfig) {
 	defer close(st.done)
 	defer close(st.out)
-	var order []int32
+	seeds := make([]int32, 0, min(cfg.BatchNodes, len(nodes)))
+	var order Order
 	for e := range cfg.Epochs {
-		order = EpochOrder(order, nodes, cfg.Seed, e)
+		order.Reset(len(nodes), cfg.Seed, e)
 		for i := range st.PerEpoch {
 			var b *Batch
 			select {
@@ -100,7 +95,10 @@ func (st *Stream) produce(s *Sampler, nodes []int32, cfg StreamConfig) {
 			case <-st.stop:
 				return
 			}
-			seeds := order[i*cfg.BatchNodes : min((i+1)*cfg.BatchNodes, len(order))]
+			seeds = seeds[:0]
+			for k := i * cfg.BatchNodes; k < min((i+1)*cfg.BatchNodes, len(nodes)); k++ {
+				seeds = append(seeds, nodes[order.At(k)])
+			}
 			if err := s.Sample(b, seeds, batchRNG(cfg.Seed, e, i)); err != nil {
 				st.err = fmt.Errorf("epoch %d, batch %d: %w", e+1, i, err)
 				return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/prcaps/prcaps/autodiff"
@@ -41,6 +42,24 @@ func (s Sampling) Validate() error {
 		return fmt.Errorf("sampled training needs the fan-outs (e.g. fanout 15,10)")
 	}
 	return s.Fanout.Validate()
+}
+
+// CheckSampled returns m as a model.BlockModel, or reports why it cannot
+// train on smp's sampled mini-batches: it has no block form, its
+// configuration has none, or smp has not one fan-out per message-passing
+// layer.
+func CheckSampled(m model.NodeModel, smp Sampling) (model.BlockModel, error) {
+	bm, ok := m.(model.BlockModel)
+	if !ok {
+		return nil, fmt.Errorf("the model does not train on sampled neighbourhoods (%s do)", strings.Join(model.BlockModelNames(), ", "))
+	}
+	if err := bm.CheckBlocks(); err != nil {
+		return nil, err
+	}
+	if len(smp.Fanout) != bm.Depth() {
+		return nil, fmt.Errorf("fan-outs %v: the model has %d message-passing layers, so needs %d fan-outs", smp.Fanout, bm.Depth(), bm.Depth())
+	}
+	return bm, nil
 }
 
 // RunNodeSampled trains m on neighbour-sampled mini-batches of split.Train
@@ -84,15 +103,9 @@ func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split,
 	if err := smp.Validate(); err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
-	bm, ok := m.(model.BlockModel)
-	if !ok {
-		return Result{}, fmt.Errorf("train: the model does not train on sampled neighbourhoods (prcapsnet and gcn do)")
-	}
-	if err := bm.CheckBlocks(); err != nil {
+	bm, err := CheckSampled(m, smp)
+	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
-	}
-	if len(smp.Fanout) != bm.Depth() {
-		return Result{}, fmt.Errorf("train: fan-outs %v: the model has %d message-passing layers, so needs %d fan-outs", smp.Fanout, bm.Depth(), bm.Depth())
 	}
 	nt, err := newTrainer(m, ds, split, cfg, seed, false)
 	if err != nil {
@@ -224,9 +237,9 @@ func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg
 	if err := smp.Validate(); err != nil || !smp.On() {
 		return nil, nil, fmt.Errorf("train: sampled steps need a sampling configuration: %v", err)
 	}
-	bm, ok := m.(model.BlockModel)
-	if !ok {
-		return nil, nil, fmt.Errorf("train: the model does not train on sampled neighbourhoods (prcapsnet and gcn do)")
+	bm, err := CheckSampled(m, smp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("train: %w", err)
 	}
 	nt, err := newTrainer(m, ds, split, cfg, seed, false)
 	if err != nil {

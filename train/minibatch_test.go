@@ -26,6 +26,9 @@ func buildNode(t *testing.T, name string, ds *data.NodeDataset, seed uint64) mod
 	if err != nil {
 		t.Fatal(err)
 	}
+	if c, ok := mc.(*model.TGNNConfig); ok {
+		c.Hidden = 32 // of 512: the test's graph is small, and the suite must stay fast
+	}
 	m, err := model.NewNode(name, mc, model.NodeShape(ds), seed)
 	if err != nil {
 		t.Fatal(err)
@@ -38,11 +41,14 @@ func buildNode(t *testing.T, name string, ds *data.NodeDataset, seed uint64) mod
 // and its epochs take one step per batch.
 func TestSampledLearns(t *testing.T) {
 	ds, split := sampledTask(t)
-	for _, name := range []string{"prcapsnet", "gcn"} {
+	for _, name := range []string{"prcapsnet", "gcn", "gat", "gatv2", "tgnn"} {
 		t.Run(name, func(t *testing.T) {
 			cfg := Recipe(data.NodeTask, name)
 			cfg.Epochs = 30
 			smp := Sampling{Fanout: sample.Fanouts{5, 3}, BatchNodes: 64}
+			if name == "tgnn" { // three layers
+				smp.Fanout = sample.Fanouts{5, 3, 3}
+			}
 			run := func(procs int) (Result, []Epoch) {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 				var eps []Epoch

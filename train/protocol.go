@@ -32,7 +32,7 @@ type NodeProtocol struct {
 	Parallel int `opt:"parallel" min:"1" max:"1024" help:"runs (seeds or folds) trained concurrently (default: one per core, as memory allows; runs at once keep to a core each, a run alone uses every core, and a graph fold shares only its micro-batches, not its kernels); results do not depend on it"`
 	// Fanout and BatchNodes turn on neighbour-sampled mini-batch
 	// training (Sampling; both or neither). Off by default: full-batch.
-	Fanout     sample.Fanouts `opt:"fanout" help:"node: neighbour-sampled mini-batch training with these per-hop fan-outs, the seeds' hop first, one per message-passing layer (prcapsnet: 1 + routing layers, gcn: 2), e.g. 15,10; -1: every neighbour; needs --batch-nodes (default: off, full-batch)"`
+	Fanout     sample.Fanouts `opt:"fanout" help:"node: neighbour-sampled mini-batch training with these per-hop fan-outs, the seeds' hop first, one per message-passing layer (prcapsnet: 1 + routing layers; gcn, gat, gatv2: 2; tgnn: its layers), e.g. 15,10; -1: every neighbour; needs --batch-nodes (default: off, full-batch)"`
 	BatchNodes int            `opt:"batch-nodes" min:"1" max:"1e9" help:"node: training nodes per sampled mini-batch; evaluation then runs layer by layer with every neighbour in blocks of as many nodes; needs --fanout (default: off, full-batch)"`
 	// Stop, if non-nil, interrupts the protocol when closed: the runs in
 	// training stop at their next epoch and the others do not start, each
