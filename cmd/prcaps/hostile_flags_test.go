@@ -286,7 +286,7 @@ func TestHostileFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"train", "--data", "", "--batch-nodes", "64"}, 2, "--fanout and --batch-nodes go together"},
 		{[]string{"train", "--data", "", "--model", "sgc", "--fanout", "5", "--batch-nodes", "4"}, 2, "does not train on sampled neighbourhoods (gat, gatv2, gcn, prcapsnet, tgnn do)"},
 		{[]string{"train", "--data", "", "--model", "gat", "--fanout", "5", "--batch-nodes", "4"}, 2, "needs 2 fan-outs"},
-		{[]string{"train", "--data", "", "--routing", "none", "--fanout", "5,5", "--batch-nodes", "4"}, 2, "needs routing acr or pcr"},
+		{[]string{"train", "--data", "", "--routing", "none", "--fanout", "5,5", "--batch-nodes", "4"}, 2, "sampled training needs a routing over the links (acr or pcr), not none"},
 		{[]string{"train", "--data", "", "--task", "graph", "--fanout", "5", "--batch-nodes", "4"}, 2, "--batch-nodes does not apply to graph classification"},
 		{[]string{"bench", "--data", "", "--fanout", "5,5", "--batch-nodes", "4"}, 2, "--fanout and --batch-nodes go with --scale"},
 		{[]string{"bench", "--data", "", "--scale", "--fanout", "5,5"}, 2, "needs both --fanout and --batch-nodes"},
