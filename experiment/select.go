@@ -10,6 +10,7 @@ import (
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/model"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/report"
 	"github.com/prcaps/prcaps/train"
 )
@@ -117,39 +118,6 @@ type selTask struct {
 	trials  []*selCell   // by point
 	retrain [][]*selCell // by point, then r-1
 	err     error        // a point that cannot run on the dataset
-}
-
-// selFold is the outcome of one outer fold of a task.
-type selFold struct {
-	Fold     int       `json:"fold"`
-	Chosen   int       `json:"chosen"`  // grid point, from 1 in grid order
-	Options  string    `json:"options"` // the chosen point, "a=1 b=x"
-	ValAcc   float64   `json:"val_acc"` // its inner validation score
-	ValAccs  []float64 `json:"val_accs"`
-	TestAccs []float64 `json:"test_accs"` // the retrains'
-	TestAcc  float64   `json:"test_acc"`  // their mean, the fold's result
-	Seconds  float64   `json:"seconds"`   // the fold's trials and retrains
-}
-
-// SelectRecord is the JSON record of one model on one dataset under the
-// selection protocol: the grid, every fold's choice and result, and the
-// mean ± std over the folds.
-type SelectRecord struct {
-	Table    string    `json:"table"`
-	Model    string    `json:"model"`
-	Grid     string    `json:"grid"`
-	Dataset  string    `json:"dataset"`
-	Protocol string    `json:"protocol"`
-	Points   []string  `json:"points"`
-	Folds    []selFold `json:"folds"`
-	// MeanAcc and StdAcc are over the folds' results; absent while
-	// some fold's trials or retrains are (Missing): a 0 would read as a
-	// result.
-	MeanAcc *float64 `json:"mean_acc,omitempty"`
-	StdAcc  *float64 `json:"std_acc,omitempty"`
-	Seconds float64  `json:"seconds"` // every trial and retrain, the cost
-	Missing []string `json:"missing,omitempty"`
-	Error   string   `json:"error,omitempty"`
 }
 
 // chooseFold returns the grid point (index into vals, the points'
@@ -510,8 +478,8 @@ func (b *Bench) SelectionMemory(s Selection, runsAtOnce int) (int64, error) {
 
 // selectionRecord summarises task t from the known folds: every fold's
 // choice and retrains, or the units missing.
-func (b *Bench) selectionRecord(s Selection, t *selTask, res selResults) (SelectRecord, []string) {
-	rec := SelectRecord{Table: s.Name, Model: t.g.Grid.Model, Grid: t.g.File, Dataset: t.d.ds.Name, Protocol: b.graphProtocol().Name()}
+func (b *Bench) selectionRecord(s Selection, t *selTask, res selResults) (record.SelectRecord, []string) {
+	rec := record.SelectRecord{Table: s.Name, Model: t.g.Grid.Model, Grid: t.g.File, Dataset: t.d.ds.Name, Protocol: b.graphProtocol().Name()}
 	for _, a := range t.points {
 		rec.Points = append(rec.Points, assignmentText(a))
 	}
@@ -527,7 +495,7 @@ func (b *Bench) selectionRecord(s Selection, t *selTask, res selResults) (Select
 			missing = append(missing, fmt.Sprintf("fold %d: trials", f))
 			continue
 		}
-		sf := selFold{Fold: f, Chosen: k + 1, Options: rec.Points[k], ValAcc: vals[k], ValAccs: vals}
+		sf := record.SelectFold{Fold: f, Chosen: k + 1, Options: rec.Points[k], ValAcc: vals[k], ValAccs: vals}
 		for _, c := range t.trials {
 			x, _ := res.get(c, f)
 			sf.Seconds += x.Seconds

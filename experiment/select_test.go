@@ -49,7 +49,7 @@ func selectionGrids(t *testing.T) []SelectGrid {
 // runSelection runs the selection on MUTAG, 3 folds of 3 epochs, with
 // log (and shard, or the merge of logs with LogOnly), returning its table
 // (nil for a shard), its records and its plan.
-func runSelection(t *testing.T, grids []SelectGrid, log string, shard Shard, merge []string) (*report.Table, []SelectRecord, ShardPlan) {
+func runSelection(t *testing.T, grids []SelectGrid, log string, shard Shard, merge []string) (*report.Table, []record.SelectRecord, ShardPlan) {
 	t.Helper()
 	opt := Options{Folds: 3, Epochs: 3, Parallel: 2, Log: log, Shard: shard, Logs: merge, LogOnly: len(merge) > 0}
 	b, err := NewBench(opt, nil)
@@ -65,9 +65,9 @@ func runSelection(t *testing.T, grids []SelectGrid, log string, shard Shard, mer
 		return nil, nil, p
 	}
 	var tab *report.Table
-	var recs []SelectRecord
+	var recs []record.SelectRecord
 	b.Emit = func(x *report.Table) error { tab = x; return nil }
-	b.Record = func(v any) error { recs = append(recs, v.(SelectRecord)); return nil }
+	b.Record = func(v any) error { recs = append(recs, v.(record.SelectRecord)); return nil }
 	if err := b.RunSelection(sel); err != nil {
 		t.Fatal(err)
 	}
@@ -327,9 +327,9 @@ func TestSelectionSkips(t *testing.T) {
 	sel := SelectedTable([]string{"mutag"}, selectionGrids(t))
 	sel.Skip = map[string]map[string]string{"mlp": {"mutag": "a reason"}}
 	var tab *report.Table
-	var recs []SelectRecord
+	var recs []record.SelectRecord
 	b.Emit = func(x *report.Table) error { tab = x; return nil }
-	b.Record = func(v any) error { recs = append(recs, v.(SelectRecord)); return nil }
+	b.Record = func(v any) error { recs = append(recs, v.(record.SelectRecord)); return nil }
 	if err := b.RunSelection(sel); err != nil {
 		t.Fatal(err)
 	}

@@ -179,29 +179,9 @@ func Configs(task data.Task, name string, a map[string]string) (model.Config, tr
 // unknown model or option, or a value a configuration rejects.
 var ErrGrid = errors.New("bad grid")
 
-// Trial is one configuration of a grid search and its validation score:
-// the mean and standard deviation of the best-epoch validation accuracy
-// over the protocol's runs. It holds no test accuracy: the search never
-// sees one.
-type Trial struct {
-	Dataset     string            `json:"dataset"`
-	Fingerprint string            `json:"fingerprint"`
-	Model       string            `json:"model"`
-	Protocol    string            `json:"protocol"`
-	FirstSeed   uint64            `json:"first_seed"`
-	Options     map[string]string `json:"options"`
-	ValMean     float64           `json:"val_mean"`
-	ValStd      float64           `json:"val_std"`
-	// ValAccs are the runs' best-epoch validation accuracies, in seed
-	// order (FirstSeed, FirstSeed+1, ...), which pair one trial with
-	// another; absent from logs written before they were recorded, whose
-	// trials are not compared (TuneResult.Stats).
-	ValAccs []float64 `json:"val_accs,omitempty"`
-	Params  int       `json:"params"`
-	Seconds float64   `json:"seconds_per_run"`
-}
-
-func (t Trial) key() string {
+// trialKey identifies a trial in a log: its data, model, protocol, seeds and
+// options.
+func trialKey(t record.Trial) string {
 	return strings.Join([]string{t.Fingerprint, t.Model, t.Protocol, strconv.FormatUint(t.FirstSeed, 10), assignmentText(t.Options)}, "\x00")
 }
 
@@ -233,8 +213,8 @@ type Tune struct {
 
 // TuneResult is a finished search.
 type TuneResult struct {
-	Trials []Trial // in grid order
-	Best   int     // index of the chosen trial
+	Trials []record.Trial // in grid order
+	Best   int            // index of the chosen trial
 	// Reused counts the trials read from the log instead of trained.
 	Reused int
 	// Final is the chosen configuration's protocol run, with its test
@@ -285,7 +265,7 @@ func (t Tune) Do() (TuneResult, error) {
 		}
 		all[i] = cfgs{mc, tc}
 	}
-	base := Trial{Dataset: ds.Name, Fingerprint: ds.Fingerprint(), Model: t.Grid.Model,
+	base := record.Trial{Dataset: ds.Name, Fingerprint: ds.Fingerprint(), Model: t.Grid.Model,
 		Protocol: t.Node.Name(), FirstSeed: t.Node.FirstSeed}
 	if t.Shard.Sharded() {
 		return TuneResult{}, fmt.Errorf("experiment: a sharded search runs with DoShard")
@@ -299,7 +279,7 @@ func (t Tune) Do() (TuneResult, error) {
 		for _, a := range assigns {
 			tr := base
 			tr.Options = a
-			if _, ok := done[tr.key()]; !ok {
+			if _, ok := done[trialKey(tr)]; !ok {
 				missing = append(missing, assignmentText(a))
 			}
 		}
@@ -313,7 +293,7 @@ func (t Tune) Do() (TuneResult, error) {
 		tr := base
 		tr.Options = a
 		label := fmt.Sprintf("trial %d/%d", i+1, len(assigns))
-		if old, ok := done[tr.key()]; ok {
+		if old, ok := done[trialKey(tr)]; ok {
 			tr = old
 			res.Reused++
 			progress.Line("%s %s: val %.4f ± %.4f (from %s)", label, assignmentText(a), tr.ValMean, tr.ValStd, t.Log)
@@ -362,7 +342,7 @@ func (t Tune) run(mc model.Config, tc train.Config, label string, hideTest bool)
 // accuracy paired by seed, as the bench tables compare cells with the
 // highest mean (columnStats): Wilcoxon and t-test p-values, Holm over the
 // compared trials, tied at TiedLevel by the Holm-adjusted Wilcoxon p.
-func compareTrials(trials []Trial, best int) []TrialStats {
+func compareTrials(trials []record.Trial, best int) []TrialStats {
 	out := make([]TrialStats, len(trials))
 	if best < 0 || best >= len(trials) {
 		return out
@@ -415,7 +395,7 @@ func valStats(s record.Summary) (mean, std float64) {
 }
 
 // readTrials loads a trial log by key (see record.ReadLog).
-func readTrials(path string) (map[string]Trial, error) {
+func readTrials(path string) (map[string]record.Trial, error) {
 	return readTrialLogs([]string{path})
 }
 
@@ -424,17 +404,17 @@ func readTrials(path string) (map[string]Trial, error) {
 // files a trial found twice, or one configuration of one model on one
 // dataset under two data fingerprints, protocols or first seeds, is an
 // error naming both files: those are not the shards of one search.
-func readTrialLogs(paths []string) (map[string]Trial, error) {
-	done := map[string]Trial{}
+func readTrialLogs(paths []string) (map[string]record.Trial, error) {
+	done := map[string]record.Trial{}
 	byKey, byConfig := map[string]string{}, map[string]string{} // → file
 	configKey := map[string]string{}
 	for _, path := range paths {
-		recs, err := record.ReadLog(path, "trial", func(tr Trial) bool { return tr.Options != nil })
+		recs, err := record.ReadLog(path, "trial", func(tr record.Trial) bool { return tr.Options != nil })
 		if err != nil {
 			return nil, err
 		}
 		for _, tr := range recs {
-			k, c := tr.key(), tr.Dataset+"\x00"+tr.Model+"\x00"+assignmentText(tr.Options)
+			k, c := trialKey(tr), tr.Dataset+"\x00"+tr.Model+"\x00"+assignmentText(tr.Options)
 			if f, ok := byKey[k]; ok && f != path {
 				return nil, fmt.Errorf("trial logs %s and %s both hold %s trial %s: each trial belongs to one shard's log", f, path, tr.Model, assignmentText(tr.Options))
 			}
@@ -450,7 +430,7 @@ func readTrialLogs(paths []string) (map[string]Trial, error) {
 }
 
 // readDone reads the search's finished trials: Logs', or Log's.
-func (t Tune) readDone() (map[string]Trial, error) {
+func (t Tune) readDone() (map[string]record.Trial, error) {
 	if len(t.Logs) > 0 {
 		if t.Log != "" {
 			return nil, fmt.Errorf("experiment: a search reads the shards' trial logs (Logs) or appends to one (Log), not both")
@@ -505,12 +485,12 @@ func (t Tune) DoShard() (ShardPlan, error) {
 	p := plan(t.Shard, costs)
 	p.Log = t.Log
 
-	base := Trial{Dataset: ds.Name, Fingerprint: ds.Fingerprint(), Model: t.Grid.Model,
+	base := record.Trial{Dataset: ds.Name, Fingerprint: ds.Fingerprint(), Model: t.Grid.Model,
 		Protocol: t.Node.Name(), FirstSeed: t.Node.FirstSeed}
 	for k, i := range p.UnitsOfMe {
 		tr := base
 		tr.Options = assigns[i]
-		if _, ok := done[tr.key()]; ok {
+		if _, ok := done[trialKey(tr)]; ok {
 			p.FromLog++
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/stats"
 	"github.com/prcaps/prcaps/train"
 )
@@ -136,7 +137,7 @@ func TestTuneChoosesOnValidationAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noTime := func(ts []Trial) []Trial { // the retrained trial's time differs
+	noTime := func(ts []record.Trial) []record.Trial { // the retrained trial's time differs
 		out := slices.Clone(ts)
 		for i := range out {
 			out[i].Seconds = 0
@@ -185,7 +186,7 @@ func TestCompareTrials(t *testing.T) {
 		worse[i] = a - 0.05 - 0.001*float64(i)
 		level[i] = a + 0.01*float64(i%3-1)
 	}
-	trials := []Trial{{ValAccs: worse}, {ValAccs: best}, {ValAccs: level}, {ValMean: 0.5}, {ValAccs: level, FirstSeed: 10}}
+	trials := []record.Trial{{ValAccs: worse}, {ValAccs: best}, {ValAccs: level}, {ValMean: 0.5}, {ValAccs: level, FirstSeed: 10}}
 	st := compareTrials(trials, 1)
 	w, _ := stats.Wilcoxon(best, worse)
 	tt, _ := stats.PairedT(best, worse)

@@ -3,8 +3,10 @@
 // protocol's summary (Summary), the lines of `prcaps train --json`
 // (RunRecord) and of `prcaps bench --json` (BenchRecord), the bench's fold
 // log (FoldRecord, appended with AppendLog and read back with ReadLog), the
-// training-curves file (EpochRecord) and the embeddings file
-// (EmbeddingFile), each with its reader.
+// training-curves file (EpochRecord), the embeddings file (EmbeddingFile),
+// a grid search's trials (Trial, the lines of a tune log) and the fair
+// selection's per-model records (SelectRecord of SelectFold), each with its
+// reader where the project reads it back.
 //
 // The package is a leaf: it imports the standard library, package stats
 // and the project's bounded reader (internal/fileguard) only, so that a reader of results (package

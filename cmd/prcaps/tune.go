@@ -118,7 +118,7 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		enc := json.NewEncoder(stdout)
 		for i, tr := range res.Trials {
 			if err := enc.Encode(struct {
-				experiment.Trial
+				record.Trial
 				experiment.TrialStats
 			}{tr, res.Stats[i]}); err != nil {
 				return err

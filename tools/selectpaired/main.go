@@ -42,26 +42,6 @@ func main() {
 	}
 }
 
-// selRecord is what this tool reads of experiment.SelectRecord.
-type selRecord struct {
-	Model   string `json:"model"`
-	Dataset string `json:"dataset"`
-	Folds   []struct {
-		Fold    int     `json:"fold"`
-		TestAcc float64 `json:"test_acc"`
-	} `json:"folds"`
-}
-
-// foldRec is what this tool reads of a fold log's record.
-type foldRec struct {
-	Cell   string `json:"cell"`
-	Label  string `json:"label"`
-	Fold   int    `json:"fold"`
-	Result struct {
-		TestAcc float64 `json:"test_acc"`
-	} `json:"result"`
-}
-
 // readFolds reads a fold log into test accuracies by label, cell and fold.
 func readFolds(path string) (map[string]map[string]map[int]float64, error) {
 	b, err := fileguard.ReadFile(path, maxBytes)
@@ -72,7 +52,7 @@ func readFolds(path string) (map[string]map[string]map[int]float64, error) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, maxBytes)
 	for line := 1; sc.Scan(); line++ {
-		var r foldRec
+		var r record.FoldRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("%s: line %d: %w", path, line, err)
 		}
@@ -133,11 +113,11 @@ func run(fixedPath, logPath, selPath string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var sels []selRecord
+	var sels []record.SelectRecord
 	sc := bufio.NewScanner(bytes.NewReader(sb))
 	sc.Buffer(nil, maxBytes)
 	for line := 1; sc.Scan(); line++ {
-		var r selRecord
+		var r record.SelectRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return fmt.Errorf("%s: line %d: %w", selPath, line, err)
 		}
