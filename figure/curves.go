@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/prcaps/prcaps/record"
+	"github.com/prcaps/prcaps/stats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -39,23 +40,12 @@ func bands(recs []record.EpochRecord, keys []string, value func(record.EpochReco
 		}
 		slices.Sort(b.Epochs)
 		for _, e := range b.Epochs {
-			m, s := meanStd(sums[e])
+			m, s := stats.MeanStd(sums[e])
 			b.Mean, b.Std, b.Runs = append(b.Mean, m), append(b.Std, s), append(b.Runs, len(sums[e]))
 		}
 		out[k] = b
 	}
 	return out
-}
-
-func meanStd(xs []float64) (mean, std float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		std += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(xs)))
 }
 
 // TrainingBands returns the loss, training accuracy and validation
