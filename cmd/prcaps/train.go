@@ -14,12 +14,12 @@ import (
 
 	"github.com/prcaps/prcaps/internal/atomicfile"
 	"github.com/prcaps/prcaps/internal/kernels"
-	"github.com/prcaps/prcaps/record"
 
 	"github.com/prcaps/prcaps/data"
 	"github.com/prcaps/prcaps/experiment"
 	"github.com/prcaps/prcaps/model"
 	"github.com/prcaps/prcaps/option"
+	"github.com/prcaps/prcaps/record"
 	"github.com/prcaps/prcaps/report"
 	"github.com/prcaps/prcaps/train"
 )
