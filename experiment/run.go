@@ -144,6 +144,23 @@ func (r Run) ModelName() string {
 	return r.Model
 }
 
+// CheckSampling reports, before any run starts, why the run's model as
+// configured cannot train on its node protocol's sampled mini-batches
+// (train.CheckSampled on a model built once for the check); nil when it
+// can, or when the run is full-batch or on a graph dataset.
+func (r Run) CheckSampling() error {
+	smp := r.Node.Sampling()
+	if r.Dataset == nil || r.Dataset.Task != data.NodeTask || !smp.On() {
+		return nil
+	}
+	m, err := model.NewNode(r.ModelName(), r.Config, model.NodeShape(r.Dataset.Node), r.Node.FirstSeed)
+	if err != nil {
+		return err
+	}
+	_, err = train.CheckSampled(m, smp)
+	return err
+}
+
 // protocolName is the name of the protocol the run follows: the graph
 // protocol's for a graph dataset, else the node protocol's (as its
 // summary's Protocol says).

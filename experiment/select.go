@@ -47,6 +47,29 @@ func ReadSelectGrid(path string) (SelectGrid, error) {
 	return SelectGrid{File: path, Grid: g}, nil
 }
 
+// ReadSelectGrids reads the grid files of one selection run (ReadSelectGrid
+// each), one grid per model: two grids of one model are an error naming
+// both files, as is an empty list.
+func ReadSelectGrids(paths []string) ([]SelectGrid, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no grid file named")
+	}
+	var grids []SelectGrid
+	for _, path := range paths {
+		g, err := ReadSelectGrid(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range grids {
+			if o.Grid.Model == g.Grid.Model {
+				return nil, fmt.Errorf("%s and %s are both grids of %s: give one grid per model", o.File, path, g.Grid.Model)
+			}
+		}
+		grids = append(grids, g)
+	}
+	return grids, nil
+}
+
 // Selection is the fair model selection protocol of the graph tables
 // (Errica et al., ICLR 2020) as a table: for every model (a grid) and
 // dataset, every outer fold f of the graph protocol trains each grid

@@ -307,22 +307,11 @@ func parseBenchFlags(args []string, stderr io.Writer) (benchFlags, error) {
 		if err := notApplicable(set, "to graph-classification tables, which run stratified k-fold CV (the node protocol's)", "split", "seeds"); err != nil {
 			return f, err
 		}
-		files := splitPaths(f.selects)
-		if len(files) == 0 {
-			return f, usagef("--select: no grid file named")
+		grids, err := experiment.ReadSelectGrids(splitPaths(f.selects))
+		if err != nil {
+			return f, usagef("--select: %v", err)
 		}
-		for _, file := range files {
-			g, err := experiment.ReadSelectGrid(file)
-			if err != nil {
-				return f, usagef("--select: %v", err)
-			}
-			for _, o := range f.grids {
-				if o.Grid.Model == g.Grid.Model {
-					return f, usagef("--select: %s and %s are both grids of %s: give one grid per model", o.File, file, g.Grid.Model)
-				}
-			}
-			f.grids = append(f.grids, g)
-		}
+		f.grids = grids
 		f.suite = "selection"
 	}
 	if set["shard"] {
@@ -399,13 +388,7 @@ func splitPaths(s string) []string {
 
 // splitList splits a comma-separated flag value into lower-case items.
 func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, strings.ToLower(p))
-		}
-	}
-	return out
+	return splitPaths(strings.ToLower(s))
 }
 
 // checkTablesRead refuses the flags given (set) that no selected table

@@ -85,18 +85,10 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := apply(f.opts, cfg, fmt.Sprintf("the %s model %s", ds.Task, strings.ToLower(f.model))); err != nil {
 		return err
 	}
-	if smp := f.node.Sampling(); ds.Task == data.NodeTask && smp.On() {
-		// Refused before any run starts: the model, as configured, must
-		// have a block form with one fan-out per layer.
-		m, err := model.NewNode(strings.ToLower(f.model), cfg, model.NodeShape(ds.Node), f.node.FirstSeed)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		if _, err := train.CheckSampled(m, smp); err != nil {
-			return usagef("--fanout %v --batch-nodes %d: %v", smp.Fanout, smp.BatchNodes, err)
-		}
-	}
 	run := experiment.Run{Model: strings.ToLower(f.model), Config: cfg, Dataset: ds, Node: f.node, Graph: f.graph}
+	if err := run.CheckSampling(); err != nil {
+		return usagef("--fanout %v --batch-nodes %d: %v", f.node.Fanout, f.node.BatchNodes, err)
+	}
 	run.Train = run.TrainConfig()
 	if err := apply(f.recipe, &run.Train, "the training configuration"); err != nil {
 		return err
