@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/prcaps/prcaps/data"
@@ -134,8 +132,8 @@ func runTune(args []string, stdout, stderr io.Writer) error {
 		from = fmt.Sprintf("the %d logs %s", len(merge), strings.Join(merge, ", "))
 	}
 	fmt.Fprintf(stdout, "%s on %s, %s: %d configurations (%d from %s)\n", grid.Model, ds.Name, f.node.Name(), len(res.Trials), res.Reused, from)
-	fmt.Fprintf(stdout, "chosen on validation: %s (val %.4f ± %.4f)\n", optionsText(best.Options), best.ValMean, best.ValStd)
-	fmt.Fprintln(stdout, tiedText(res))
+	fmt.Fprintf(stdout, "chosen on validation: %s (val %.4f ± %.4f)\n", experiment.FlagsText(best.Options), best.ValMean, best.ValStd)
+	fmt.Fprintln(stdout, res.TiedText())
 	fmt.Fprintf(stdout, "test: %.4f ± %.4f over %d runs, %d parameters, %.2f s per run\n",
 		res.Final.MeanAcc, res.Final.StdAcc, res.Final.Runs, res.Final.Params, res.Final.SecondsPerRun)
 	return nil
@@ -162,42 +160,4 @@ func printTuneShard(search experiment.Tune, asJSON bool, stdout io.Writer) error
 		return fmt.Errorf("shard %s: %d trial(s) failed; rerun the same command to retry them:\n  %s", p.Shard, len(p.Failures), strings.Join(p.Failures, "\n  "))
 	}
 	return nil
-}
-
-// tiedText says which trials the paired tests over the seeds' validation
-// accuracies cannot tell from the chosen one (experiment.TrialStats), and
-// which were not compared.
-func tiedText(res experiment.TuneResult) string {
-	var tied []string
-	compared, untested := 0, 0
-	for i, st := range res.Stats {
-		switch {
-		case i == res.Best:
-		case !st.Paired:
-			untested++
-		default:
-			compared++
-			if st.TiedBest {
-				tied = append(tied, fmt.Sprintf("%s (val %.4f, Wilcoxon p %.3g, Holm %.3g)", optionsText(res.Trials[i].Options), res.Trials[i].ValMean, *st.PVsBest, *st.PHolm))
-			}
-		}
-	}
-	s := fmt.Sprintf("tied with the chosen on validation (two-sided Wilcoxon signed-rank over the seeds, Holm-corrected, %g%%): %d of %d compared",
-		100*experiment.TiedLevel, len(tied), compared)
-	if len(tied) > 0 {
-		s += ": " + strings.Join(tied, "; ")
-	}
-	if untested > 0 {
-		s += fmt.Sprintf("; %d not compared (their log records have no per-seed validation accuracies)", untested)
-	}
-	return s
-}
-
-// optionsText is an assignment as the flags that reproduce it.
-func optionsText(a map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(a)) {
-		parts = append(parts, "--"+k+" "+a[k])
-	}
-	return strings.Join(parts, " ")
 }
