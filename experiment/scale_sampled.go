@@ -40,6 +40,13 @@ type scaleSampledRecord struct {
 	GraphBytes   int64   `json:"graph_bytes"` // the arrays of the graph, features and labels
 	BaseBytes    int64   `json:"base_bytes"`  // the resident set before training (dataset loaded)
 	TrainBytes   int64   `json:"train_bytes"` // peak − base: what training adds
+	// EvalSecs is the wall time of one evaluation after the steps (the
+	// layer-wise inference with every neighbour that ends each sampled
+	// epoch), and EvalBytes the process's peak resident set during it
+	// minus BaseBytes: the nodes × width matrix it holds grows with the
+	// graph's nodes, as PyG's layer-wise inference does.
+	EvalSecs  float64 `json:"eval_seconds"`
+	EvalBytes int64   `json:"eval_bytes"`
 	Error        string  `json:"error,omitempty"`
 }
 
@@ -48,11 +55,12 @@ type scaleSampledRecord struct {
 // node PR-CapsNet (the sampling on its own goroutine, the step's wait for
 // its batch included) and reports the time per seed node and the peak
 // memory, split into the graph's own storage and what training adds. At a
-// fixed batch and fan-outs, neither should grow with the graph.
+// fixed batch and fan-outs, neither should grow with the graph. One
+// evaluation follows the steps, timed and measured apart.
 func (b *Bench) RunScaleSampled(edges []int) error {
 	smp := b.opt.Sampling
 	tab := &report.Table{Name: "scale-sampled", Title: fmt.Sprintf("Scale: node PR-CapsNet, sampled mini-batches (fan-outs %v, %d seeds per batch), on stochastic block model graphs", smp.Fanout, smp.BatchNodes),
-		Columns: []string{"Edges", "Nodes", "s/step", "µs/seed node", "CPU µs/seed node", "Peak MiB", "Graph MiB", "Training MiB"}}
+		Columns: []string{"Edges", "Nodes", "s/step", "µs/seed node", "CPU µs/seed node", "Peak MiB", "Graph MiB", "Training MiB", "Eval s", "Eval MiB"}}
 	var perSeed []float64
 	var train []int64
 	for _, e := range edges {
@@ -62,18 +70,19 @@ func (b *Bench) RunScaleSampled(edges []int) error {
 			msg := fmt.Sprintf("%s edges: %v", report.Params(e), err)
 			tab.AddNote("Not run at %s.", msg)
 			b.progress.Line("scale: %s", msg)
-			tab.AddRow(report.Params(e), report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Failed)
+			tab.AddRow(report.Params(e), report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Missing, report.Failed)
 			b.failed = append(b.failed, "scale: "+msg)
 		} else {
 			b.finished++
 			perSeed = append(perSeed, rec.NsPerSeed)
-			peak, tr := report.Missing, report.Missing
+			peak, tr, ev := report.Missing, report.Missing, report.Missing
 			if rec.PeakBytes > 0 {
-				peak, tr = fmt.Sprintf("%.0f", float64(rec.PeakBytes)/(1<<20)), fmt.Sprintf("%.0f", float64(rec.TrainBytes)/(1<<20))
+				peak, tr = fmt.Sprintf("%.0f", float64(max(rec.PeakBytes, rec.BaseBytes+rec.EvalBytes))/(1<<20)), fmt.Sprintf("%.0f", float64(rec.TrainBytes)/(1<<20))
+				ev = fmt.Sprintf("%.0f", float64(rec.EvalBytes)/(1<<20))
 				train = append(train, rec.TrainBytes)
 			}
 			tab.AddRow(report.Params(rec.Edges), report.Params(rec.Nodes), fmt.Sprintf("%.3f", rec.StepSecs), fmt.Sprintf("%.1f", rec.NsPerSeed/1e3),
-				fmt.Sprintf("%.1f", rec.CPUNsPerSeed/1e3), peak, fmt.Sprintf("%.1f", float64(rec.GraphBytes)/(1<<20)), tr)
+				fmt.Sprintf("%.1f", rec.CPUNsPerSeed/1e3), peak, fmt.Sprintf("%.1f", float64(rec.GraphBytes)/(1<<20)), tr, fmt.Sprintf("%.1f", rec.EvalSecs), ev)
 		}
 		if err := b.record(rec); err != nil {
 			return err
@@ -81,8 +90,10 @@ func (b *Bench) RunScaleSampled(edges []int) error {
 	}
 	tab.AddNote("Each size: data.GenerateSBM (as the full-batch scale table; seed %d), one random 60/20/20 split, the default node PR-CapsNet and its recipe; "+
 		"%d mini-batch steps timed after %d, each from a sample.Stream drawing ahead on its own goroutine (the step's wait included); s/step is the median, "+
-		"µs/seed node the median step over its seeds, CPU µs/seed node the process's CPU time over the timed steps (every goroutine) per seed node. Peak: the process's resident-set high-water mark during the steps; Graph: the arrays of the graph, features and labels; "+
-		"Training: the peak minus the resident set before the steps (dataset loaded, garbage collected). GOMAXPROCS %d.",
+		"µs/seed node the median step over its seeds, CPU µs/seed node the process's CPU time over the timed steps (every goroutine) per seed node. Peak: the process's resident-set high-water mark over the steps and one evaluation after them; Graph: the arrays of the graph, features and labels; "+
+		"Training: the high-water mark during the steps minus the resident set before them (dataset loaded, garbage collected). "+
+		"Eval: one evaluation after the steps, the layer-wise inference with every neighbour over the validation and test nodes that ends each sampled epoch, its wall time and its high-water mark minus the same base "+
+		"(it holds a nodes × width matrix, so it grows with the graph's nodes, as PyG's layer-wise inference does). GOMAXPROCS %d.",
 		b.opt.FirstSeed, scaleSampledSteps, scaleSampledWarm, runtime.GOMAXPROCS(0))
 	if len(perSeed) > 1 {
 		tab.AddNote("Time per seed node varies by %.2f× from the cheapest size to the dearest.", slices.Max(perSeed)/slices.Min(perSeed))
@@ -133,17 +144,30 @@ func (b *Bench) scaleSampledPoint(e int) (rec scaleSampledRecord, err error) {
 	rec.BaseBytes = currentRSS()
 	measured := resetPeakRSS()
 	var cpu0, cpu1 float64
-	secs, seeds, err := train.SampledSteps(m, nd, split, tc, smp, seed, scaleSampledWarm+scaleSampledSteps, func(i int) {
-		switch i {
-		case scaleSampledWarm - 1:
-			cpu0 = cpuSeconds()
-		case scaleSampledWarm + scaleSampledSteps - 1:
-			cpu1 = cpuSeconds()
-		}
+	res, err := train.SampledSteps(m, nd, split, tc, smp, seed, train.StepRun{
+		Steps: scaleSampledWarm + scaleSampledSteps,
+		OnStep: func(i int) {
+			switch i {
+			case scaleSampledWarm - 1:
+				cpu0 = cpuSeconds()
+			case scaleSampledWarm + scaleSampledSteps - 1:
+				cpu1 = cpuSeconds()
+			}
+		},
+		Evaluate: true,
+		BeforeEval: func() {
+			if measured {
+				rec.PeakBytes = peakRSS()
+				rec.TrainBytes = rec.PeakBytes - rec.BaseBytes
+				measured = resetPeakRSS()
+			}
+		},
 	})
 	if err != nil {
 		return rec, err
 	}
+	secs, seeds := res.Secs, res.Seeds
+	rec.EvalSecs = res.EvalSecs
 	timedSeeds := 0
 	for _, n := range seeds[scaleSampledWarm:] {
 		timedSeeds += n
@@ -160,12 +184,12 @@ func (b *Bench) scaleSampledPoint(e int) (rec scaleSampledRecord, err error) {
 	slices.Sort(timed)
 	slices.Sort(per)
 	rec.StepSecs, rec.NsPerSeed = median(timed), 1e9*median(per)
-	if measured {
-		rec.PeakBytes = peakRSS()
-		rec.TrainBytes = rec.PeakBytes - rec.BaseBytes
+	if measured && rec.PeakBytes > 0 {
+		rec.EvalBytes = peakRSS() - rec.BaseBytes
 	}
 	runtime.KeepAlive(nd)
-	b.progress.Line("scale: %s edges, sampled: %.3f s/step, %.1f µs per seed node, peak %.0f MiB (graph %.0f, training %.0f)",
-		report.Params(rec.Edges), rec.StepSecs, rec.NsPerSeed/1e3, float64(rec.PeakBytes)/(1<<20), float64(rec.GraphBytes)/(1<<20), float64(rec.TrainBytes)/(1<<20))
+	b.progress.Line("scale: %s edges, sampled: %.3f s/step, %.1f µs per seed node, peak %.0f MiB (graph %.0f, training %.0f); evaluation %.1f s, %.0f MiB beside the graph",
+		report.Params(rec.Edges), rec.StepSecs, rec.NsPerSeed/1e3, float64(rec.PeakBytes)/(1<<20), float64(rec.GraphBytes)/(1<<20), float64(rec.TrainBytes)/(1<<20),
+		rec.EvalSecs, float64(rec.EvalBytes)/(1<<20))
 	return rec, nil
 }

@@ -29,7 +29,7 @@ func TestRunScaleSampled(t *testing.T) {
 		t.Fatalf("records %+v, %d rows: want two, smallest first", recs, len(tab.Rows))
 	}
 	for _, r := range recs {
-		if r.Error != "" || r.StepSecs <= 0 || r.NsPerSeed <= 0 || r.CPUNsPerSeed <= 0 || r.GraphBytes <= 0 || r.Fanout != "5,3" || r.BatchNodes != 32 {
+		if r.Error != "" || r.StepSecs <= 0 || r.NsPerSeed <= 0 || r.CPUNsPerSeed <= 0 || r.GraphBytes <= 0 || r.Fanout != "5,3" || r.BatchNodes != 32 || r.EvalSecs <= 0 {
 			t.Errorf("record %+v: want a timed run", r)
 		}
 	}

@@ -100,33 +100,46 @@ type blockTrainer struct {
 // the run's batches come from a sample.Stream drawing ahead on its own
 // goroutine, which is closed on every return.
 func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, w *watch, stop <-chan struct{}) (Result, error) {
-	if err := smp.Validate(); err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
-	}
-	bm, err := CheckSampled(m, smp)
-	if err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
-	}
-	nt, err := newTrainer(m, ds, split, cfg, seed, false)
+	tr, err := newBlockTrainer(m, ds, split, cfg, smp, seed)
 	if err != nil {
 		return Result{}, err
-	}
-	tr := &blockTrainer{nodeTrainer: nt, bm: bm, evalRows: slices.Concat(split.Val, split.Test), blocks: smp.BatchNodes}
-	tr.tape.Grow = true // batches vary in size
-	if err := tr.valLab.Set(gatherLabels(ds.Y, split.Val), ds.NumClasses); err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
-	}
-	if err := tr.testLab.Set(gatherLabels(ds.Y, split.Test), ds.NumClasses); err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: cfg.Epochs, Seed: seed})
 	if err != nil {
 		return Result{}, fmt.Errorf("train: %w", err)
 	}
 	defer st.Close()
-	tr.st, tr.first = st, math.NaN()
+	tr.st = st
 	k := &epochs{learner: &tr.learner, m: m, rule: selectNode, train: tr.epoch, evaluate: tr.evaluateBlocks}
 	return runEpochs(k, cfg, seed, w, stop)
+}
+
+// newBlockTrainer checks smp against m and sets up a blockTrainer without
+// its batch stream.
+func newBlockTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64) (*blockTrainer, error) {
+	if err := smp.Validate(); err != nil || !smp.On() {
+		if err == nil {
+			err = fmt.Errorf("sampled training needs a sampling configuration (fan-outs and batch nodes)")
+		}
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	bm, err := CheckSampled(m, smp)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	nt, err := newTrainer(m, ds, split, cfg, seed, false)
+	if err != nil {
+		return nil, err
+	}
+	tr := &blockTrainer{nodeTrainer: nt, bm: bm, evalRows: slices.Concat(split.Val, split.Test), blocks: smp.BatchNodes, first: math.NaN()}
+	tr.tape.Grow = true // batches vary in size
+	if err := tr.valLab.Set(gatherLabels(ds.Y, split.Val), ds.NumClasses); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	if err := tr.testLab.Set(gatherLabels(ds.Y, split.Test), ds.NumClasses); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	return tr, nil
 }
 
 // epoch takes an epoch's steps, one per batch of tr.st.
@@ -219,61 +232,88 @@ func gatherLabels(y, rows []int32) []int32 {
 	return out
 }
 
-// SampledSteps takes steps optimiser steps of m's sampled mini-batch
-// training on split.Train (the batches of RunNodeSampled, epoch after
-// epoch as needed), without evaluating, and returns the wall time of each
-// step, the wait for its batch included, and its number of seed nodes: the
-// scale benchmark's measure, whose cost must not grow with the graph.
-// onStep, if non-nil, is called after each step with its number (from 0).
-func SampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int, onStep func(int)) (secs []float64, seeds []int, err error) {
-	tensor.FlushDenormals(func() { secs, seeds, err = sampledSteps(m, ds, split, cfg, smp, seed, steps, onStep) })
-	return secs, seeds, err
+// StepRun says what SampledSteps measures.
+type StepRun struct {
+	// Steps is the number of optimiser steps to take (at least 1).
+	Steps int
+	// OnStep, if non-nil, is called after each step with its number (from 0).
+	OnStep func(int)
+	// Evaluate asks for one evaluation after the steps: the layer-wise
+	// inference with every neighbour that scores the validation and test
+	// nodes at the end of each sampled epoch. BeforeEval, if non-nil, is
+	// called just before it.
+	Evaluate   bool
+	BeforeEval func()
 }
 
-func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, steps int, onStep func(int)) ([]float64, []int, error) {
-	if steps < 1 {
-		return nil, nil, fmt.Errorf("train: %d steps: need at least 1", steps)
+// StepTimes is what SampledSteps measured.
+type StepTimes struct {
+	// Secs is the wall time of each step, the wait for its batch included,
+	// and Seeds its number of seed nodes.
+	Secs  []float64
+	Seeds []int
+	// EvalSecs is the evaluation's wall time (0 without StepRun.Evaluate).
+	EvalSecs float64
+}
+
+// SampledSteps takes run.Steps optimiser steps of m's sampled mini-batch
+// training on split.Train (the batches of RunNodeSampled, epoch after
+// epoch as needed), without evaluating between them, and then, if asked,
+// one evaluation: the scale benchmark's measure, whose cost per seed node
+// must not grow with the graph.
+func SampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, run StepRun) (st StepTimes, err error) {
+	tensor.FlushDenormals(func() { st, err = sampledSteps(m, ds, split, cfg, smp, seed, run) })
+	return st, err
+}
+
+func sampledSteps(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64, run StepRun) (StepTimes, error) {
+	var out StepTimes
+	if run.Steps < 1 {
+		return out, fmt.Errorf("train: %d steps: need at least 1", run.Steps)
 	}
-	if err := smp.Validate(); err != nil || !smp.On() {
-		return nil, nil, fmt.Errorf("train: sampled steps need a sampling configuration: %v", err)
-	}
-	bm, err := CheckSampled(m, smp)
+	tr, err := newBlockTrainer(m, ds, split, cfg, smp, seed)
 	if err != nil {
-		return nil, nil, fmt.Errorf("train: %w", err)
+		return out, err
 	}
-	nt, err := newTrainer(m, ds, split, cfg, seed, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	tr := &blockTrainer{nodeTrainer: nt, bm: bm}
-	tr.tape.Grow = true // batches vary in size
 	per := (len(split.Train) + smp.BatchNodes - 1) / smp.BatchNodes
-	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: (steps + per - 1) / per, Seed: seed})
+	st, err := sample.NewStream(ds.Graph, split.Train, sample.StreamConfig{Fanouts: smp.Fanout, BatchNodes: smp.BatchNodes, Epochs: (run.Steps + per - 1) / per, Seed: seed})
 	if err != nil {
-		return nil, nil, fmt.Errorf("train: %w", err)
+		return out, fmt.Errorf("train: %w", err)
 	}
 	defer st.Close()
 	tr.opt.SetLR(tr.lr(0))
-	secs, seeds := make([]float64, 0, steps), make([]int, 0, steps)
-	for i := range steps {
+	out.Secs, out.Seeds = make([]float64, 0, run.Steps), make([]int, 0, run.Steps)
+	for i := range run.Steps {
 		start := time.Now()
 		b, err := st.Next()
 		if err == nil && b == nil {
 			err = fmt.Errorf("the batch stream ended early")
 		}
 		if err != nil {
-			return secs, seeds, fmt.Errorf("train: step %d: %w", i+1, err)
+			return out, fmt.Errorf("train: step %d: %w", i+1, err)
 		}
 		_, _, err = tr.batchStep(1+i/per, b)
 		n := len(b.Seeds())
 		st.Release(b)
 		if err != nil {
-			return secs, seeds, err
+			return out, err
 		}
-		secs, seeds = append(secs, time.Since(start).Seconds()), append(seeds, n)
-		if onStep != nil {
-			onStep(i)
+		out.Secs, out.Seeds = append(out.Secs, time.Since(start).Seconds()), append(out.Seeds, n)
+		if run.OnStep != nil {
+			run.OnStep(i)
 		}
 	}
-	return secs, seeds, nil
+	if !run.Evaluate {
+		return out, nil
+	}
+	if run.BeforeEval != nil {
+		run.BeforeEval()
+	}
+	start := time.Now()
+	var e Epoch
+	if _, err := tr.evaluateBlocks(&e); err != nil {
+		return out, err
+	}
+	out.EvalSecs = time.Since(start).Seconds()
+	return out, nil
 }
