@@ -47,7 +47,7 @@ type scaleSampledRecord struct {
 	// graph's nodes, as PyG's layer-wise inference does.
 	EvalSecs  float64 `json:"eval_seconds"`
 	EvalBytes int64   `json:"eval_bytes"`
-	Error        string  `json:"error,omitempty"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // RunScaleSampled is the scale suite in its sampled mode (Options.Sampling):
