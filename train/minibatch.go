@@ -88,7 +88,9 @@ type blockTrainer struct {
 	lw       model.Layerwise
 	// evalRows are the validation then the test nodes, whose logits
 	// layer-wise inference computes (in that order), and valLab and
-	// testLab their labels: no per-node copy of the graph's labels.
+	// testLab their labels: no per-node copy of the graph's labels. The
+	// first evaluation sets them (evalState), so that the training steps
+	// hold nothing that grows with the graph's nodes.
 	evalRows        []int32
 	valLab, testLab autodiff.Labels
 	blocks          int
@@ -131,15 +133,31 @@ func newBlockTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, 
 	if err != nil {
 		return nil, err
 	}
-	tr := &blockTrainer{nodeTrainer: nt, bm: bm, evalRows: slices.Concat(split.Val, split.Test), blocks: smp.BatchNodes, first: math.NaN()}
+	for _, set := range [][]int32{split.Train, split.Val, split.Test} {
+		for _, v := range set {
+			if int(ds.Y[v]) >= ds.NumClasses {
+				return nil, fmt.Errorf("train: node %d has label %d; the dataset has %d classes", v, ds.Y[v], ds.NumClasses)
+			}
+		}
+	}
+	tr := &blockTrainer{nodeTrainer: nt, bm: bm, blocks: smp.BatchNodes, first: math.NaN()}
 	tr.tape.Grow = true // batches vary in size
-	if err := tr.valLab.Set(gatherLabels(ds.Y, split.Val), ds.NumClasses); err != nil {
-		return nil, fmt.Errorf("train: %w", err)
-	}
-	if err := tr.testLab.Set(gatherLabels(ds.Y, split.Test), ds.NumClasses); err != nil {
-		return nil, fmt.Errorf("train: %w", err)
-	}
 	return tr, nil
+}
+
+// evalState sets the evaluation rows and their labels on first use.
+func (tr *blockTrainer) evalState() error {
+	if tr.evalRows != nil {
+		return nil
+	}
+	if err := tr.valLab.Set(gatherLabels(tr.ds.Y, tr.split.Val), tr.ds.NumClasses); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if err := tr.testLab.Set(gatherLabels(tr.ds.Y, tr.split.Test), tr.ds.NumClasses); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	tr.evalRows = slices.Concat(tr.split.Val, tr.split.Test)
+	return nil
 }
 
 // epoch takes an epoch's steps, one per batch of tr.st.
@@ -208,6 +226,9 @@ func (tr *blockTrainer) evaluateBlocks(e *Epoch) (float64, error) {
 	t := &tr.tape
 	t.NoGrad = true
 	defer func() { t.NoGrad = false }()
+	if err := tr.evalState(); err != nil {
+		return 0, err
+	}
 	logits, err := model.LayerwiseLogits(t, tr.bm, tr.ds.Graph, tr.ds.X, tr.evalRows, tr.blocks, &tr.lw)
 	if err != nil {
 		return 0, fmt.Errorf("train: evaluation: %w", err)
