@@ -140,8 +140,9 @@ var dlDatasets = []struct {
 // members, and no reference copy of them is at hand to pin one.
 //
 // arxiv.zip's SHA256 is the one two independent public sources give for
-// the published file. Its size (about 81 MB) is not pinned: the SHA256
-// decides on its own, and the download is bounded by dlMaxArchive.
+// the published file. Its size (83,058,288 bytes by two other public
+// records) is not pinned: the SHA256 decides on its own, and the download
+// is bounded by dlMaxArchive.
 // ogbn-products is not here: only one source for its checksum was found.
 var dlArchives = []dlArchiveSpec{{
 	name:   "ogbn-arxiv",
