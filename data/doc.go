@@ -6,6 +6,12 @@
 // (random 60/20/20, Planetoid public, stratified k-fold with inner validation)
 // and ships Cora and MUTAG embedded in the binary.
 //
+// A Downloader fetches the published files into a data root, checking each
+// against the SHA256 pinned in checksums.go before it takes its final name;
+// for ogbn-arxiv, of which only the zip has a known checksum, the zip is
+// checked and the files extracted from it are recorded in the
+// dataset directory's ArchiveManifest, against which Verify checks them.
+//
 // Graphs are stored as CSR by target: the in-neighbours (sources) of node v
 // are Src[Ptr[v]:Ptr[v+1]], so that message passing parallelises over targets
 // without atomics.

@@ -40,16 +40,20 @@ const dlMaxArchive = 1 << 30
 
 // ChecksumError reports a file whose contents are not the expected ones.
 type ChecksumError struct {
-	File       string // path under the data root
+	File       string // path under the data root, or an archive's URL
 	WantSHA256 string
 	GotSHA256  string
-	WantSize   int64
+	WantSize   int64 // 0 when only the checksum is pinned (an archive)
 	GotSize    int64
 }
 
 // Error names the file and both checksums, so that a user can tell a
 // truncated download (size differs) from a changed upstream file.
 func (e *ChecksumError) Error() string {
+	if e.WantSize == 0 {
+		return fmt.Sprintf("%s: checksum mismatch: want sha256 %s, got %s (%d bytes)",
+			e.File, e.WantSHA256, e.GotSHA256, e.GotSize)
+	}
 	return fmt.Sprintf("%s: checksum mismatch: want sha256 %s (%d bytes), got %s (%d bytes)",
 		e.File, e.WantSHA256, e.WantSize, e.GotSHA256, e.GotSize)
 }
@@ -61,8 +65,13 @@ func (e *ChecksumError) Error() string {
 // interrupted or failed download never leaves a partial file under the
 // final name. A file whose contents differ from the table is an error
 // (*ChecksumError) naming the file and both checksums, except for Optional
-// files, which are then skipped with a note on Progress.
+// files, which are then skipped with a note on Progress. A dataset pinned
+// by its archive alone (ogbn-arxiv) is fetched whole, the archive checked,
+// and its members extracted as dlArchive describes.
 func (d *Downloader) Download(ctx context.Context, dataset, root string) error {
+	if a, ok := dlArchiveOf(dataset); ok {
+		return d.dlArchive(ctx, a, root)
+	}
 	files, err := DatasetFiles(dataset)
 	if err != nil {
 		return err
@@ -158,32 +167,46 @@ func (d *Downloader) dlDirect(ctx context.Context, u string, f DatasetFile, root
 	return nil
 }
 
-// dlZip downloads the archive at u into a temporary file under root (a zip
-// is read from its directory at the end) and extracts the files in need.
-func (d *Downloader) dlZip(ctx context.Context, u string, need []DatasetFile, root string) (err error) {
+// dlScratch downloads the archive at the canonical URL u, at most limit
+// bytes, into a scratch file under root (a zip is read from its directory
+// at the end) and measures it. The caller Aborts the file, which is never
+// committed: atomicfile names it by PID, so that the next download removes
+// one that a killed process left.
+func (d *Downloader) dlScratch(ctx context.Context, u, root string, limit int64) (*atomicfile.File, dlSummary, error) {
 	body, err := d.dlGet(ctx, u)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path.Dir(need[0].Path), err)
+		return nil, dlSummary{}, err
 	}
 	defer body.Close()
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return err
+		return nil, dlSummary{}, err
 	}
-	// A scratch file, never committed: atomicfile names it by PID, so
-	// the next download removes one that a killed process left.
 	tmp, err := atomicfile.Create(filepath.Join(root, ".prcaps-download.zip"))
 	if err != nil {
-		return err
+		return nil, dlSummary{}, err
+	}
+	s, err := dlSum(io.TeeReader(io.LimitReader(body, limit+1), tmp))
+	switch {
+	case err != nil:
+		err = fmt.Errorf("download %s: %w", u, err)
+	case s.size > limit:
+		err = fmt.Errorf("download %s: archive larger than %d bytes", u, limit)
+	}
+	if err != nil {
+		tmp.Abort()
+		return nil, dlSummary{}, err
+	}
+	return tmp, s, nil
+}
+
+// dlZip downloads the archive at u and extracts the files in need.
+func (d *Downloader) dlZip(ctx context.Context, u string, need []DatasetFile, root string) (err error) {
+	tmp, s, err := d.dlScratch(ctx, u, root, dlMaxArchive)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path.Dir(need[0].Path), err)
 	}
 	defer tmp.Abort()
-	n, err := io.Copy(tmp, io.LimitReader(body, dlMaxArchive+1))
-	if err != nil {
-		return fmt.Errorf("download %s: %w", u, err)
-	}
-	if n > dlMaxArchive {
-		return fmt.Errorf("download %s: archive larger than %d bytes", u, dlMaxArchive)
-	}
-	zr, err := zip.NewReader(tmp, n)
+	zr, err := zip.NewReader(tmp, s.size)
 	if err != nil {
 		return fmt.Errorf("download %s: not a zip archive: %w", u, err)
 	}
@@ -319,6 +342,11 @@ const (
 	FileOKSameSize FileState = "ok (same size and line count)" // DD_A.txt as in the official zip; see DatasetFile.Lines
 	FileMissing    FileState = "missing"
 	FileMismatch   FileState = "checksum mismatch"
+	// The members of an archive-pinned dataset (DatasetFile.ArchiveSHA256)
+	// are checked against the ArchiveManifest written when Download
+	// extracted them; files unpacked by hand have none.
+	FileUnverified   FileState = "present, not verified: no archive manifest"
+	FileOtherArchive FileState = "present, not verified: manifest is of another archive"
 )
 
 // FileStatus is the state of one dataset file under a data root.
@@ -339,8 +367,14 @@ func (s FileState) OK() bool { return s == FileOK || s == FileOKSameSize }
 // root against the checksum table, reading each in full. Missing and
 // mismatching files are reported in the statuses, not as errors; the error
 // is for an unknown dataset or a file that cannot be read. A dataset is
-// complete when every status is OK or is a missing Optional file.
+// complete when every status is OK or is a missing Optional file. The
+// members of an archive-pinned dataset are checked against the manifest
+// that Download wrote beside them (ArchiveManifest); a malformed manifest
+// is an error naming it.
 func Verify(root, dataset string) ([]FileStatus, error) {
+	if a, ok := dlArchiveOf(dataset); ok {
+		return dlArchiveCheck(root, a)
+	}
 	files, err := DatasetFiles(dataset)
 	if err != nil {
 		return nil, err

@@ -186,8 +186,12 @@ func needsData(in Info, root string) error {
 	}
 	if in.Format == "ogb" {
 		archive := strings.TrimPrefix(in.Name, "ogbn-")
-		return fmt.Errorf("dataset %s: %w (%s); unpack the %s/ folder of OGB's %s.zip (snap.stanford.edu/ogb/data/nodeproppred/%s.zip) as %s under a data directory, so that %s/%s exists, and pass --data DIR or set %s",
-			in.Name, ErrNeedsData, where, archive, archive, archive, in.Path, in.Path, OGBEdges, EnvVar)
+		download := ""
+		if _, ok := dlArchiveOf(in.Name); ok {
+			download = fmt.Sprintf(" (`prcaps datasets download %s` does this, checking the archive's sha256)", in.Name)
+		}
+		return fmt.Errorf("dataset %s: %w (%s); unpack the %s/ folder of OGB's %s.zip (snap.stanford.edu/ogb/data/nodeproppred/%s.zip) as %s under a data directory, so that %s/%s exists%s, and pass --data DIR or set %s",
+			in.Name, ErrNeedsData, where, archive, archive, archive, in.Path, in.Path, OGBEdges, download, EnvVar)
 	}
 	return fmt.Errorf("dataset %s: %w (%s); pass --data DIR or set %s to a directory laid out as planetoid/, coauthor/, tu/<NAME>/, or run `prcaps datasets download %s`",
 		in.Name, ErrNeedsData, where, EnvVar, in.Name)

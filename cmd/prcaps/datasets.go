@@ -25,7 +25,8 @@ func runDatasets(args []string, stdout, stderr io.Writer) error {
 		"nodes, undirected edges, features and classes for node sets; graphs, total nodes, total\n"+
 		"undirected edges, classes and class counts for graph sets.\n\n"+
 		"  prcaps datasets download NAME...   fetch raw files into --data (default: the user cache)\n"+
-		"  prcaps datasets verify [NAME...]   check the files under --data against their sha256", stderr)
+		"  prcaps datasets verify [NAME...]   check the files under --data against their sha256\n\n"+
+		"NAME is one of: "+strings.Join(data.DownloadableDatasets(), ", "), stderr)
 	root := fs.String("data", data.DefaultRoot(), "data directory (layout: planetoid/, coauthor/, npz/, tu/<NAME>/); default $PRCAPS_DATA, then the user cache; empty = embedded Cora and MUTAG only")
 	only := fs.String("dataset", "", "comma-separated dataset names (default: all known)")
 	asJSON := fs.Bool("json", false, "print one JSON object per dataset")
@@ -97,9 +98,13 @@ func runDatasetsVerb(verb string, args []string, stdout, stderr io.Writer) error
 		def = data.CacheRoot()
 	}
 	fs := newFlagSet("datasets "+verb, map[string]string{
-		"download": "Downloads the raw files of the named datasets from their canonical locations into --data,\nverifying each file's sha256. Files already present with the right checksum are skipped.",
-		"verify":   "Checks the files of the named datasets (default: all) under --data against their sha256.",
-	}[verb], stderr)
+		"download": "Downloads the raw files of the named datasets from their canonical locations into --data,\n" +
+			"verifying each file's sha256. Files already present with the right checksum are skipped.\n" +
+			"ogbn-arxiv: OGB's arxiv.zip is checked against its pinned sha256, then the files the loader\n" +
+			"reads are extracted and recorded in " + data.ArchiveManifest + ".",
+		"verify": "Checks the files of the named datasets (default: all) under --data against their sha256;\n" +
+			"ogbn-arxiv's against the " + data.ArchiveManifest + " its download wrote.",
+	}[verb]+"\n\nNAME is one of: "+strings.Join(data.DownloadableDatasets(), ", "), stderr)
 	root := fs.String("data", def, "data directory")
 	var timeout time.Duration
 	positiveDurationVar(fs, &timeout, "timeout", 10*time.Minute, "give up after this long (positive)")
@@ -123,9 +128,9 @@ func runDatasetsVerb(verb string, args []string, stdout, stderr io.Writer) error
 	}
 	if len(names) == 0 {
 		if verb == "download" {
-			return usagef("name the datasets to download (known: %s)", strings.Join(data.KnownNames(), ", "))
+			return usagef("name the datasets to download (known: %s)", strings.Join(data.DownloadableDatasets(), ", "))
 		}
-		names = data.KnownNames()
+		names = data.DownloadableDatasets()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
