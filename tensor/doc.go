@@ -11,8 +11,9 @@
 // assembly; where AVX-512 is present too, Gemm's row kernels, 64-column
 // row sums, the grouped sums over links, ScaleGroups and the alignment's
 // tanh passes use it, with the AVX2 kernels' (or the plain loops')
-// arithmetic lane for lane. On arm64 Gemm's row kernel and the row
-// aggregation (Aggregate's float32 rows) run in NEON.
+// arithmetic lane for lane. On arm64 Gemm's row kernel, the row
+// aggregation (Aggregate's float32 rows) and the alignment's tanh passes
+// run in NEON.
 // Elsewhere, with the purego build tag, or with PRCAPS_KERNELS=go, portable
 // Go loops do the same work (the hot ones unrolled into independent
 // register sums), and the tests hold them and the assembly to slow references;

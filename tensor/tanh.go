@@ -22,8 +22,9 @@ func Tanh32(x float64) float64 {
 // TanhAddDot sets tau[i] = tanh(x[i] + y[i]) and returns Σ w[i]·tau[i] over
 // len(x) elements (y nil means zero). It is the inner loop of routing's
 // feature-alignment term w_kᵀ tanh(W1 a_i + W2 z_j): on AVX2+FMA lengths that
-// are multiples of 8 run in assembly, other lengths and the Go kernel set in
-// tanhDotGo: both Tanh32's formula in float32 (|error| ≤ 1e-6 in tau).
+// are multiples of 8 run in assembly, on arm64's NEON set every length, other
+// lengths and the Go kernel set in tanhDotGo: all Tanh32's formula in float32
+// (|error| ≤ 1e-6 in tau).
 func TanhAddDot(tau, x, y, w []float32) float32 {
 	n := len(x)
 	tau, w = tau[:n], w[:n]
@@ -35,13 +36,18 @@ func TanhAddDot(tau, x, y, w []float32) float32 {
 		tanhLinkAVX(&out, &tau[0], &x[0], first(y), &w[0], 1, n)
 		return out
 	}
+	if haveNEON && n > 0 {
+		var out float32
+		tanhLinkNEON(&out, &tau[0], &x[0], first(y), &w[0], 1, n)
+		return out
+	}
 	return tanhDotGo(tau, x, y, w)
 }
 
 // TanhAddDotBlocks is TanhAddDot over len(out) consecutive blocks of
 // m = len(x)/len(out) elements: out[b] = TanhAddDot of block b (y nil means
 // zero; tau nil: τ is not kept). On AVX2+FMA, m a multiple of 8 runs in one assembly call with the
-// same results as per-block calls.
+// same results as per-block calls; on NEON every m does.
 func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 	n, K := len(x), len(out)
 	if K == 0 || n%K != 0 || (tau != nil && len(tau) != n) || len(w) != n || (y != nil && len(y) != n) {
@@ -50,6 +56,10 @@ func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 	m := n / K
 	if haveAVX2FMA && m > 0 && m%8 == 0 {
 		tanhLinkAVX(&out[0], first(tau), &x[0], first(y), &w[0], K, m)
+		return
+	}
+	if haveNEON && m > 0 {
+		tanhLinkNEON(&out[0], first(tau), &x[0], first(y), &w[0], K, m)
 		return
 	}
 	tanhBlocksGo(out, tau, x, y, w)
@@ -63,7 +73,8 @@ func TanhAddDotBlocks(out, tau, x, y, w []float32) {
 // does not depend on the kernel). y may be nil (zero). Recomputing costs
 // less than storing τ when the per-link matrices do not fit in cache;
 // TanhDotBack reads a stored τ instead. On AVX2+FMA, m a multiple of 8
-// runs in assembly with TanhAddDotBlocks' arithmetic.
+// runs in assembly with TanhAddDotBlocks' arithmetic, as every m does on
+// NEON.
 func TanhAddDotBack(dst []float32, dw []float64, x, y, w, up []float32) {
 	TanhAddDotBack2(dst, nil, dw, x, y, w, up)
 }
@@ -110,6 +121,10 @@ func tanhBack(dst, dst2 []float32, dw []float64, x, y, tau, w, up []float32) {
 		} else {
 			tanhAddDotBackAVX(first(dst), first(dst2), first(dw), &x[0], first(y), &w[0], &up[0], K, m)
 		}
+		return
+	}
+	if haveNEON {
+		tanhBackLinkNEON(first(dst), first(dst2), first(dw), first(x), first(y), first(tau), &w[0], &up[0], K, m)
 		return
 	}
 	tanhBackGo(dst, dst2, dw, x, y, tau, w, up)

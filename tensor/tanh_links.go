@@ -33,6 +33,14 @@ func TanhAddDotLinks(out, tau, p1, p2, w []float32, child, parent []int32) {
 		tanhLinksAsm(&out[0], first(tau), &p1[0], first(p2), &w[0], &child[0], par, n, K, m)
 		return
 	}
+	if haveNEON {
+		var par *int32
+		if p2 != nil {
+			par = &parent[0]
+		}
+		tanhLinksNEON(&out[0], first(tau), &p1[0], first(p2), &w[0], &child[0], par, n, K, row/K)
+		return
+	}
 	for t, i := range child {
 		var y, tt []float32
 		if p2 != nil {
@@ -74,6 +82,10 @@ func TanhDotBackLinks(dst, dst2 []float32, dw []float64, tau, w, up []float32, c
 			return
 		}
 		tanhDotBackLinksAVX(first(dst), first(dst2), first(dw), &tau[0], &w[0], &up[0], &child[0], &parent[0], n, K, m)
+		return
+	}
+	if haveNEON {
+		tanhBackNEON(first(dst), first(dst2), first(dw), &tau[0], nil, nil, &w[0], &up[0], &child[0], &parent[0], n, K, row/K)
 		return
 	}
 	for t := range child {
