@@ -2,6 +2,7 @@ package train
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,10 +120,20 @@ func TestSampledRejects(t *testing.T) {
 		{"gcn", Sampling{Fanout: sample.Fanouts{2}, BatchNodes: 10}, "needs 2 fan-outs"},
 		{"gcn", Sampling{Fanout: sample.Fanouts{0, 2}, BatchNodes: 10}, "fan-out 0"},
 		{"sgc", Sampling{Fanout: sample.Fanouts{2}, BatchNodes: 10}, "does not train on sampled"},
+		{"gcn", Sampling{}, "needs a sampling configuration"},
 	} {
 		_, err := RunNodeSampled(buildNode(t, tc.model, ds, 1), ds, split, cfg, tc.smp, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %+v: error %v, want one saying %q", tc.model, tc.smp, err, tc.want)
 		}
+	}
+	// A test node's label past the classes is refused before the first
+	// step, though the evaluation reads the labels only later.
+	bad := *ds
+	bad.Y = slices.Clone(ds.Y)
+	bad.Y[split.Test[0]] = int32(ds.NumClasses)
+	smp := Sampling{Fanout: sample.Fanouts{2, 2}, BatchNodes: 10}
+	if _, err := RunNodeSampled(buildNode(t, "gcn", &bad, 1), &bad, split, cfg, smp, 1, nil); err == nil || !strings.Contains(err.Error(), "has label") {
+		t.Errorf("a label past the classes: error %v, want one naming the label", err)
 	}
 }
