@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/prcaps/prcaps/report"
@@ -185,6 +186,15 @@ type Result struct {
 	// log(s) lack some of their folds or seeds, each naming its table,
 	// variant, dataset and the missing units.
 	Missing []string `json:"missing,omitempty"`
+}
+
+// Err reports the runs that failed (nil if none did); the tables say
+// which cells they left empty.
+func (r Result) Err() error {
+	if len(r.Failures) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d failure(s) (the tables say which):\n  %s", len(r.Failures), strings.Join(r.Failures, "\n  "))
 }
 
 // Result summarises the bench so far.

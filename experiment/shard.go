@@ -145,6 +145,16 @@ func plan(s Shard, costs []float64) ShardPlan {
 	return p
 }
 
+// Err reports the units of the shard that failed, with how to retry them
+// (nil if none did).
+func (p ShardPlan) Err() error {
+	if len(p.Failures) == 0 {
+		return nil
+	}
+	return fmt.Errorf("shard %s: %d failure(s); rerun the same command to retry them (finished units are kept in %s):\n  %s",
+		p.Shard, len(p.Failures), p.Log, strings.Join(p.Failures, "\n  "))
+}
+
 // Text is the plan as one line for people.
 func (p ShardPlan) Text() string {
 	share := 0.0

@@ -132,10 +132,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(stderr, "%d cell(s) left empty, their units not all in the log(s):\n  %s\n", len(res.Missing), strings.Join(res.Missing, "\n  "))
 	}
-	if len(res.Failures) > 0 {
-		return fmt.Errorf("%d failure(s) (the tables say which):\n  %s", len(res.Failures), strings.Join(res.Failures, "\n  "))
-	}
-	return nil
+	return res.Err()
 }
 
 // printShard runs the shard of the tables and prints what it did: a line,
@@ -157,11 +154,7 @@ func printShardPlan(p experiment.ShardPlan, err error, asJSON bool, stdout io.Wr
 	if err != nil {
 		return err
 	}
-	if len(p.Failures) > 0 {
-		return fmt.Errorf("shard %s: %d failure(s); rerun the same command to retry them (finished units are kept in %s):\n  %s",
-			p.Shard, len(p.Failures), p.Log, strings.Join(p.Failures, "\n  "))
-	}
-	return nil
+	return p.Err()
 }
 
 // emitTable prints a finished table (Markdown on stdout unless --json) and
