@@ -4,7 +4,9 @@
 # qemu-x86_64, ...), as the difference between a 12-epoch and a 2-epoch run
 # over 10, so that start-up and data loading cancel. One thread
 # (GOMAXPROCS=1) keeps the plugin's count exact. Set EPOCHS="1 3" (and the
-# divisor follows) for slower runs. An instruction count is not time.
+# divisor follows) for slower runs, QEMU_CPU=max for qemu-x86_64 to run
+# the AVX2 kernels (QEMU 7.2 has no AVX-512). An instruction count is not
+# time.
 set -eu
 qemu=$1 bin=$2
 shift 2
@@ -15,7 +17,7 @@ set -- ${EPOCHS:-2 12} "$@"
 lo=$1 hi=$2
 shift 2
 run() {
-	GOMAXPROCS=1 "$qemu" -plugin "$lib" -d plugin "$bin" train "$@" --quiet --json 2>&1 >/dev/null | sed -n 's/^insns //p'
+	GOMAXPROCS=1 "$qemu" ${QEMU_CPU:+-cpu "$QEMU_CPU"} -plugin "$lib" -d plugin "$bin" train "$@" --quiet --json 2>&1 >/dev/null | sed -n 's/^insns //p'
 }
 a=$(run "$@" --epochs "$lo")
 b=$(run "$@" --epochs "$hi")
