@@ -72,28 +72,74 @@ func axpyTermsGo(row, h, w []float32, c int, src []int32, acc bool) {
 	axpyTermsTail(row, h, w, c, j, src, acc)
 }
 
-// axpyTermsTail is axpyTermsGo for the columns from j on (the last 1-3,
-// or none), one term at a time as axpyTermsBlas does.
+// axpyTermsTail is axpyTermsGo for the columns from j on, the last 0-3
+// (both callers leave no more): those columns summed over all terms in up
+// to three local variables and stored once, as axpyTermsGo does its 4- and
+// 8-column blocks, rather than the row loaded and stored per term. Each
+// element still adds its terms in order, so the bits are those of one axpy
+// per term. On arm64 it takes the columns past the NEON kernel's multiples
+// of 4: the last 2 of an 18-column capsule row.
 func axpyTermsTail(row, h, w []float32, c, j int, src []int32, acc bool) {
 	if j == c {
 		return
 	}
-	r := row[j:c]
-	if !acc {
-		clear(r)
+	if w != nil {
+		w = w[:len(src)]
 	}
-	for e, sv := range src {
-		wt := float32(1)
-		if w != nil {
-			if wt = w[e]; wt == 0 {
-				continue
+	r := row[j:c]
+	var a0, a1, a2 float32
+	if acc {
+		a0 = r[0]
+		if len(r) > 1 {
+			a1 = r[1]
+		}
+		if len(r) > 2 {
+			a2 = r[2]
+		}
+	}
+	switch len(r) {
+	case 1:
+		for e, sv := range src {
+			wt := float32(1)
+			if w != nil {
+				if wt = w[e]; wt == 0 {
+					continue
+				}
 			}
+			a0 += wt * h[int(sv)*c+j]
 		}
-		s := int(sv)*c + j
-		x := h[s : s+len(r)]
-		for i, v := range x {
-			r[i] += wt * v
+		r[0] = a0
+	case 2:
+		for e, sv := range src {
+			wt := float32(1)
+			if w != nil {
+				if wt = w[e]; wt == 0 {
+					continue
+				}
+			}
+			s := int(sv)*c + j
+			x := h[s : s+2 : s+2]
+			a0 += wt * x[0]
+			a1 += wt * x[1]
 		}
+		r[0], r[1] = a0, a1
+	case 3:
+		for e, sv := range src {
+			wt := float32(1)
+			if w != nil {
+				if wt = w[e]; wt == 0 {
+					continue
+				}
+			}
+			s := int(sv)*c + j
+			x := h[s : s+3 : s+3]
+			a0 += wt * x[0]
+			a1 += wt * x[1]
+			a2 += wt * x[2]
+		}
+		r[0], r[1], r[2] = a0, a1, a2
+	default:
+		panic("tensor: axpyTermsTail takes at most 3 columns")
 	}
 }
 

@@ -21,16 +21,47 @@ func gemmRowsNEONRange(d, a, b []float32, n, kk, lo, hi int, acc bool) {
 	if n4 := n &^ 3; n4 > 0 {
 		gemmRowsNEON(&d[lo*n], &a[lo*kk], &b[0], n, kk, n, kk, hi-lo, n4, acc)
 	}
-	for j := n &^ 3; j < n; j++ {
-		for i := lo; i < hi; i++ {
-			var c float32
-			if acc {
-				c = d[i*n+j]
+	j0, t := n&^3, n&3
+	if t == 0 {
+		return
+	}
+	// The last n mod 4 columns of each row together, one load of a's value
+	// for all of them; each element adds its products in order, one fused
+	// multiply-add each (the arm64 compiler fuses c += x*b), as the
+	// assembly does.
+	for i := lo; i < hi; i++ {
+		ai, di := a[i*kk:(i+1)*kk], d[i*n+j0:i*n+n]
+		var c0, c1, c2 float32
+		if acc {
+			c0 = di[0]
+			if t > 1 {
+				c1 = di[1]
 			}
-			for p, x := range a[i*kk : (i+1)*kk] {
-				c += x * b[p*n+j] // the arm64 compiler fuses this
+			if t > 2 {
+				c2 = di[2]
 			}
-			d[i*n+j] = c
+		}
+		switch t {
+		case 1:
+			for p, x := range ai {
+				c0 += x * b[p*n+j0]
+			}
+			di[0] = c0
+		case 2:
+			for p, x := range ai {
+				bp := b[p*n+j0 : p*n+j0+2 : p*n+j0+2]
+				c0 += x * bp[0]
+				c1 += x * bp[1]
+			}
+			di[0], di[1] = c0, c1
+		default:
+			for p, x := range ai {
+				bp := b[p*n+j0 : p*n+j0+3 : p*n+j0+3]
+				c0 += x * bp[0]
+				c1 += x * bp[1]
+				c2 += x * bp[2]
+			}
+			di[0], di[1], di[2] = c0, c1, c2
 		}
 	}
 }
