@@ -4,9 +4,9 @@
 # qemu-x86_64, ...), as the difference between a 12-epoch and a 2-epoch run
 # over 10, so that start-up and data loading cancel. One thread
 # (GOMAXPROCS=1) keeps the plugin's count exact. Set EPOCHS="1 3" (and the
-# divisor follows) for slower runs, QEMU_CPU=max for qemu-x86_64 to run
-# the AVX2 kernels (QEMU 7.2 has no AVX-512). An instruction count is not
-# time.
+# divisor follows) for slower runs, QEMU_CPU to pass qemu a -cpu model
+# (qemu-x86_64 7.2's default has AVX2 and FMA but no AVX-512, so an amd64
+# build runs its avx2 set there). An instruction count is not time.
 set -eu
 qemu=$1 bin=$2
 shift 2
