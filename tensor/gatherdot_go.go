@@ -7,12 +7,25 @@ package tensor
 // 3 (mod 4), added as (s0+s1)+(s2+s3): four independent addition chains
 // instead of one. Every product of two float32 values is exact in float64,
 // so the result differs from the sequential sum only in the rounding of
-// the additions. Callers check that every idx[e] is a row of h.
+// the additions. On arm64's neon set gatherDotNEON runs the same chains,
+// two lanes a vector, to the same bits. Callers check that every idx[e]
+// is a row of h.
 func gatherDotGo(dst, q, h []float32, c int, idx []int32, acc bool, qw []float64) {
 	qw = qw[:c]
 	for j, v := range q[:c] {
 		qw[j] = float64(v)
 	}
+	dst = dst[:len(idx)]
+	if haveNEON && len(idx) > 0 {
+		gatherDotNEON(&dst[0], &qw[0], first(h), c, &idx[0], len(idx), acc)
+		return
+	}
+	gatherDotLoop(dst, qw, h, c, idx, acc)
+}
+
+// gatherDotLoop is gatherDotGo's loop over the rows, with q already
+// widened into qw.
+func gatherDotLoop(dst []float32, qw []float64, h []float32, c int, idx []int32, acc bool) {
 	dst = dst[:len(idx)]
 	for e, r := range idx {
 		row := h[int(r)*c : int(r)*c+c]

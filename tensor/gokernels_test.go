@@ -181,6 +181,54 @@ func TestGatherDotGo(t *testing.T) {
 	}
 }
 
+// TestGatherDotNEON requires gatherDotNEON's bits to be gatherDotLoop's:
+// every width up to gatherDotGoMaxCols (every tail of the 4-blocks), with
+// and without accumulating, values of very different magnitudes and terms
+// that cancel (so that the order of the additions shows), infinities, and
+// no rows.
+func TestGatherDotNEON(t *testing.T) {
+	if !haveNEON {
+		t.Skip("no NEON kernels in this build or set")
+	}
+	rng := rand.New(rand.NewPCG(29, 31))
+	const rows = 7
+	for c := 1; c <= gatherDotGoMaxCols; c++ {
+		h, q := randVec(rng, rows*c, 1), randVec(rng, c, 1)
+		for i := range h {
+			h[i] *= float32(math.Exp2(float64(rng.IntN(40) - 20)))
+		}
+		h[(rows-1)*c] = float32(math.Inf(1))
+		if c >= 3 {
+			// Row 1 holds ±2^40 in columns 0 and 2 (chains s0 and s2)
+			// under equal weights: they cancel in (s0+s1)+(s2+s3), and
+			// what is left shows where each small term was rounded into
+			// a chain, which float32's rounding of a sum would hide.
+			q[2] = q[0]
+			h[c], h[c+2] = 0x1p40, -0x1p40
+		}
+		qw := make([]float64, c)
+		for j, v := range q {
+			qw[j] = float64(v)
+		}
+		for _, idx := range [][]int32{{0, 5, 2, 2, 3, 1, 4}, {rows - 1, 0}, {3}} {
+			for _, acc := range []bool{false, true} {
+				start := randVec(rng, len(idx), 1)
+				got, want := append([]float32(nil), start...), append([]float32(nil), start...)
+				gatherDotNEON(&got[0], &qw[0], &h[0], c, &idx[0], len(idx), acc)
+				gatherDotLoop(want, qw, h, c, idx, acc)
+				for e := range got {
+					if math.Float32bits(got[e]) != math.Float32bits(want[e]) {
+						t.Fatalf("c=%d idx=%v acc=%v: dst[%d] = %v, the Go loop's %v", c, idx, acc, e, got[e], want[e])
+					}
+				}
+			}
+		}
+	}
+	// No rows: nothing is read or written.
+	var qw [1]float64
+	gatherDotGo(nil, []float32{1}, []float32{1}, 1, nil, false, qw[:])
+}
+
 // TestTanhGo holds the Go set's float32 alignment kernels to math.Tanh
 // directly, whatever set TanhAddDot dispatches to on this machine.
 func TestTanhGo(t *testing.T) {

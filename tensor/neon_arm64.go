@@ -66,6 +66,13 @@ func gemmRowsNEONRange(d, a, b []float32, n, kk, lo, hi int, acc bool) {
 	}
 }
 
+// gatherDotNEON is gatherDotGo on NEON (gatherdot_neon_arm64.s): dst[e]
+// (+)= q·h[idx[e]] for e < n, q widened into qw, with gatherDotGo's four
+// float64 chains and so its bits. Callers check the indices.
+//
+//go:noescape
+func gatherDotNEON(dst *float32, qw *float64, h *float32, c int, idx *int32, n int, acc bool)
+
 // axpyRowsNEON is the NEON row aggregation (axpyrows_neon_arm64.s).
 //
 //go:noescape

@@ -10,6 +10,10 @@ func gemmRowsNEONRange(d, a, b []float32, n, kk, lo, hi int, acc bool) {
 	panic("tensor: gemmRowsNEONRange without NEON")
 }
 
+func gatherDotNEON(dst *float32, qw *float64, h *float32, c int, idx *int32, n int, acc bool) {
+	panic("tensor: gatherDotNEON without NEON")
+}
+
 func axpyTermsNEON(row, h, w []float32, c int, src []int32, acc bool) {
 	panic("tensor: axpyTermsNEON without NEON")
 }
