@@ -81,6 +81,24 @@ func (k Kind) OnManifold() bool { return k != Euclidean }
 // over every link.
 func (k Kind) OverLinks() bool { return k == ACR || k == PCR }
 
+// Ignores lists the RoutingConfig fields, by name, that layers of the kind
+// do not read, so that a model can refuse a setting of them rather than
+// let it change nothing: PCR has one perspective and no gates (γ ≡ 1); the
+// Euclidean routing has neither, and squashes in R^d with its own
+// initialisation; the tangent GCN does not route at all.
+func (k Kind) Ignores() []string {
+	gates := []string{"NoC", "NoA", "NoR"}
+	switch k {
+	case PCR:
+		return append([]string{"K"}, gates...)
+	case Euclidean:
+		return append([]string{"K", "Activation", "Init"}, gates...)
+	case NoRouting:
+		return append([]string{"K", "Iters", "Activation", "Coupling", "DetachB", "Init"}, gates...)
+	}
+	return nil
+}
+
 // Graph is what a layer reads of the graph: the links (children →
 // parents) that routing layers aggregate over, and the normalised
 // adjacency of the tangent GCN.

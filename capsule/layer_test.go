@@ -2,6 +2,7 @@ package capsule
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -79,5 +80,22 @@ func TestNewLayerKinds(t *testing.T) {
 	}
 	if _, err := Kind(9).MarshalText(); err == nil {
 		t.Error("MarshalText of an invalid kind")
+	}
+}
+
+// Ignores names RoutingConfig fields only, never the dimensions (which
+// every kind reads) or the kind itself, and ACR, the full routing, reads
+// every field.
+func TestKindIgnores(t *testing.T) {
+	rt := reflect.TypeOf(RoutingConfig{})
+	for _, k := range Kinds() {
+		for _, f := range k.Ignores() {
+			if _, ok := rt.FieldByName(f); !ok || f == "Dims" || f == "Kind" {
+				t.Errorf("%s ignores %q: not a field it may ignore", k, f)
+			}
+		}
+	}
+	if ig := ACR.Ignores(); len(ig) != 0 {
+		t.Errorf("acr ignores %v", ig)
 	}
 }

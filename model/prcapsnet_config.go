@@ -137,6 +137,28 @@ func (c PRCapsConfig) Validate() error {
 	return nil
 }
 
+// routingOptions maps the capsule.RoutingConfig fields that a routing
+// kind may leave unread (capsule.Kind.Ignores) to the options that set
+// them.
+var routingOptions = map[string]string{
+	"K": "k", "Iters": "iters", "Activation": "activation", "Coupling": "coupling", "DetachB": "detach-b",
+	"Init": "routing-init", "NoC": "no-gate-c", "NoA": "no-gate-a", "NoR": "no-gate-r",
+}
+
+// Unread implements option.Unreader: the options that c's routing kind
+// does not read (capsule.Kind.Ignores), and PRCC's logit scale under the
+// linear classifier.
+func (c PRCapsConfig) Unread() map[string]string {
+	u := map[string]string{}
+	for _, f := range c.Routing.Ignores() {
+		u[routingOptions[f]] = "with --routing " + c.Routing.String() + " (its layers do not read it)"
+	}
+	if c.Classifier != ClassifierPRCC {
+		u["prcc-scale"] = "with --classifier " + c.Classifier.String() + " (it is PRCC's)"
+	}
+	return u
+}
+
 // stemOperator builds the stem's propagation operator for g into a (deg
 // is scratch).
 func (c PRCapsConfig) stemOperator(a *tensor.CSR[float32], g *data.Graph, deg *[]float64) {

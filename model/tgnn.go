@@ -92,6 +92,15 @@ func DefaultTGNNConfig() TGNNConfig {
 	return TGNNConfig{Layers: 3, Hidden: 512, Heads: 1, Dropout: 0.7}
 }
 
+// Unread implements option.Unreader: attention heads are read by the
+// GAT layer only.
+func (c TGNNConfig) Unread() map[string]string {
+	if c.Conv == ConvGAT {
+		return nil
+	}
+	return map[string]string{"heads": "with --conv " + convNames[c.Conv] + " (heads are GAT's)"}
+}
+
 // Validate reports an invalid field.
 func (c TGNNConfig) Validate() error {
 	switch {

@@ -102,8 +102,10 @@ func (e NotApplicable) Error() string { return "--" + e.Flag + " does not apply"
 func (e NotApplicable) Unwrap() error { return ErrUnknown }
 
 // Apply sets the given flags in cfg. A given flag that cfg has no option
-// for is a NotApplicable error.
+// for is a NotApplicable error; one that cfg, as the flags leave it, does
+// not read (see Unreader) is an Unread error.
 func (f *Flags) Apply(cfg any) error {
+	var given []string
 	for _, v := range f.flags {
 		if !v.set {
 			continue
@@ -116,9 +118,35 @@ func (f *Flags) Apply(cfg any) error {
 		} else if err != nil {
 			return fmt.Errorf("--%s: %w", v.name, err)
 		}
+		given = append(given, v.name)
+	}
+	if u, ok := cfg.(Unreader); ok {
+		unread := u.Unread()
+		for _, name := range given { // in name order, as the flags are
+			if why, ok := unread[name]; ok {
+				return Unread{Flag: name, Why: why}
+			}
+		}
 	}
 	return nil
 }
+
+// Unreader is a configuration whose own settings can leave some of its
+// options unread: a model whose routing kind has no perspectives, say,
+// ignores its perspectives option. Apply refuses such an option given on
+// the command line rather than let it change nothing.
+type Unreader interface {
+	// Unread maps each option the configuration, as set, does not read
+	// to the setting that makes it so, such as "with --routing none (a
+	// tangent-space GCN layer, no routing)".
+	Unread() map[string]string
+}
+
+// Unread is Apply's error for a given flag that the configuration, as the
+// other flags set it, does not read.
+type Unread struct{ Flag, Why string }
+
+func (e Unread) Error() string { return "--" + e.Flag + " does not apply " + e.Why }
 
 // withRange adds the range r to the help text u, before a closing
 // "(default …)" if u has one: the range tags are the one place a range is

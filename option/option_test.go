@@ -91,6 +91,51 @@ func TestBindApply(t *testing.T) {
 	}
 }
 
+// switched is a configuration whose rate is read only when it is on.
+type switched struct {
+	On   bool    `opt:"on" help:"a switch"`
+	Rate float64 `opt:"rate" help:"the rate, when on"`
+}
+
+func (s switched) Unread() map[string]string {
+	if s.On {
+		return nil
+	}
+	return map[string]string{"rate": "without --on"}
+}
+
+// Apply refuses a given flag that the configuration, as the given flags
+// leave it, does not read; the same flag is taken where it is read, and an
+// unread option not given is no error.
+func TestApplyRefusesUnread(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" for no error
+	}{
+		{[]string{"--rate", "2"}, "--rate does not apply without --on"},
+		{[]string{"--rate", "2", "--on"}, ""},
+		{[]string{"--on=false", "--rate", "2"}, "--rate does not apply without --on"},
+		{[]string{"--on=false"}, ""},
+		{nil, ""},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		f := option.Bind(fs, &switched{})
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		var s switched
+		err := f.Apply(&s)
+		var u option.Unread
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%v: %v", c.args, err)
+		case c.want != "" && (!errors.As(err, &u) || err.Error() != c.want):
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
 // BindSources lists each source's default where they differ.
 func TestBindSourcesDefaults(t *testing.T) {
 	type a struct {
