@@ -291,5 +291,11 @@ func TestHostileFlagsThatDoNotApply(t *testing.T) {
 		{[]string{"bench", "--data", "", "--fanout", "5,5", "--batch-nodes", "4"}, 2, "--fanout and --batch-nodes go with --scale"},
 		{[]string{"bench", "--data", "", "--scale", "--fanout", "5,5"}, 2, "needs both --fanout and --batch-nodes"},
 		{[]string{"bench", "--data", "", "--scale", "--fanout", "5,0", "--batch-nodes", "4"}, 2, "--fanout: fan-outs [5 0]"},
+		{[]string{"train", "--data", "", "--routing", "none", "--k", "2"}, 2, "--k does not apply with --routing none (its layers do not read it)"},
+		{[]string{"train", "--data", "", "--routing", "pcr", "--no-gate-a"}, 2, "--no-gate-a does not apply with --routing pcr"},
+		{[]string{"train", "--data", "", "--routing", "euclidean", "--activation", "tanh"}, 2, "--activation does not apply with --routing euclidean"},
+		{[]string{"train", "--data", "", "--classifier", "linear", "--prcc-scale", "3"}, 2, "--prcc-scale does not apply with --classifier linear"},
+		{[]string{"train", "--data", "", "--task", "graph", "--routing", "pcr", "--k", "2"}, 2, "--k does not apply with --routing pcr"},
+		{[]string{"train", "--data", "", "--model", "tgnn", "--conv", "sage", "--heads", "2"}, 2, "--heads does not apply with --conv sage (heads are GAT's)"},
 	})
 }
