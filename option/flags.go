@@ -137,8 +137,8 @@ func (f *Flags) Apply(cfg any) error {
 // the command line rather than let it change nothing.
 type Unreader interface {
 	// Unread maps each option the configuration, as set, does not read
-	// to the setting that makes it so, such as "with --routing none (a
-	// tangent-space GCN layer, no routing)".
+	// to the setting that makes it so, such as "with --routing none (its
+	// layers do not read it)".
 	Unread() map[string]string
 }
 
