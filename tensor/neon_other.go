@@ -10,17 +10,20 @@ func gemmRowsNEONRange(d, a, b []float32, n, kk, lo, hi int, acc bool) {
 	panic("tensor: gemmRowsNEONRange without NEON")
 }
 
-func gatherDotNEON(dst *float32, qw *float64, h *float32, c int, idx *int32, n int, acc bool) {
-	panic("tensor: gatherDotNEON without NEON")
-}
 
 func axpyTermsNEON(row, h, w []float32, c int, src []int32, acc bool) {
 	panic("tensor: axpyTermsNEON without NEON")
 }
 
-// The tanh kernels' stubs panic behind the (constant) test of haveNEON: a
+// The tanh and GatherDot kernels' stubs panic behind the (constant) test of haveNEON: a
 // stub that always panics would let static analysis of this build mark
 // the code after the NEON tests' calls unreachable (the tests skip first).
+func gatherDotNEON(dst *float32, qw *float64, h *float32, c int, idx *int32, n int, acc bool) {
+	if !haveNEON {
+		panic("tensor: gatherDotNEON without NEON")
+	}
+}
+
 func tanhLinksNEON(out, tau, p1, p2, w *float32, child, parent *int32, n, k, m int) {
 	if !haveNEON {
 		panic("tensor: tanhLinksNEON without NEON")
