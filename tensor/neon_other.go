@@ -15,9 +15,10 @@ func axpyTermsNEON(row, h, w []float32, c int, src []int32, acc bool) {
 	panic("tensor: axpyTermsNEON without NEON")
 }
 
-// The tanh and GatherDot kernels' stubs panic behind the (constant) test of haveNEON: a
-// stub that always panics would let static analysis of this build mark
-// the code after the NEON tests' calls unreachable (the tests skip first).
+// The GatherDot and tanh kernels' stubs panic behind the (constant) test
+// of haveNEON: a stub that always panics would let static analysis of this
+// build mark the code after the NEON tests' calls unreachable (the tests
+// skip first).
 func gatherDotNEON(dst *float32, qw *float64, h *float32, c int, idx *int32, n int, acc bool) {
 	if !haveNEON {
 		panic("tensor: gatherDotNEON without NEON")
