@@ -10,7 +10,6 @@ func gemmRowsNEONRange(d, a, b []float32, n, kk, lo, hi int, acc bool) {
 	panic("tensor: gemmRowsNEONRange without NEON")
 }
 
-
 func axpyTermsNEON(row, h, w []float32, c int, src []int32, acc bool) {
 	panic("tensor: axpyTermsNEON without NEON")
 }
