@@ -25,14 +25,28 @@ type Config struct {
 	Optimizer   string  `opt:"optimizer" help:"adam, adamw or radam (RiemannianAdam)"`
 	Clip        float64 `opt:"clip" min:"0" help:"clip the global gradient norm to this value, 0: off"`
 	Patience    int     `opt:"patience" min:"0" help:"stop a run after this many epochs without a better validation accuracy (0: never)"`
-	// LRSchedule is the learning rate per epoch: "" or ScheduleConstant,
-	// ScheduleCosine, ScheduleStep.
 	// AllowDivergence turns off the divergence rule (see ErrDiverged).
-	AllowDivergence bool   `opt:"allow-divergence" help:"keep training a run whose loss stays over 100 times its initial value for 3 epochs (by default such a run fails as diverged)"`
-	LRSchedule      string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs), step (halved every lr-step-every epochs, GIN's TU setting) or exponential (× 0.95 per epoch, GRDL's)"`
+	AllowDivergence bool `opt:"allow-divergence" help:"keep training a run whose loss stays over 100 times its initial value for 3 epochs (by default such a run fails as diverged)"`
+	// LRSchedule is the learning rate per epoch: "" or ScheduleConstant,
+	// ScheduleCosine, ScheduleStep, ScheduleExponential.
+	LRSchedule string `opt:"lr-schedule" help:"learning rate per epoch: constant, cosine (annealed to 0 over the epochs), step (halved every lr-step-every epochs, GIN's TU setting) or exponential (× 0.95 per epoch, GRDL's)"`
 	// StepEvery is the period of ScheduleStep, in epochs (unused by the
 	// other schedules).
 	StepEvery int `opt:"lr-step-every" min:"1" max:"1e6" help:"with lr-schedule step: halve the rate every this many epochs"`
+}
+
+// Unread implements option.Unreader: lr-step-every is the step
+// schedule's period and read by no other schedule. (An unknown schedule is
+// Validate's to report.)
+func (c Config) Unread() map[string]string {
+	if c.LRSchedule == ScheduleStep || CheckSchedule(c.LRSchedule) != nil {
+		return nil
+	}
+	name := c.LRSchedule
+	if name == "" {
+		name = ScheduleConstant
+	}
+	return map[string]string{"lr-step-every": "to the " + name + " learning-rate schedule: it is the period of --lr-schedule step"}
 }
 
 // Validate reports an invalid field.

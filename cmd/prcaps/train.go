@@ -93,11 +93,6 @@ func runTrain(args []string, stdout, stderr io.Writer) error {
 	if err := apply(f.recipe, &run.Train, "the training configuration"); err != nil {
 		return err
 	}
-	if run.Train.LRSchedule != train.ScheduleStep {
-		if err := notApplicable(f.set, fmt.Sprintf("to the %s learning-rate schedule: it is the period of --lr-schedule step", scheduleName(run.Train.LRSchedule)), "lr-step-every"); err != nil {
-			return err
-		}
-	}
 	if f.save != "" {
 		if st, err := os.Stat(filepath.Dir(f.save)); err != nil || !st.IsDir() {
 			return usagef("--save %s: no such directory %s", f.save, filepath.Dir(f.save))
@@ -316,14 +311,6 @@ func checkRoot(root string, given bool) error {
 		return usagef("--data %s: no such directory", root)
 	}
 	return usagef("%s=%s: no such directory (unset it or pass --data DIR)", data.EnvVar, root)
-}
-
-// scheduleName is the name of a learning-rate schedule ("" is constant).
-func scheduleName(s string) string {
-	if s == "" {
-		return train.ScheduleConstant
-	}
-	return s
 }
 
 // machine names what a timing ran on, in train's JSON records and summary:
