@@ -119,10 +119,10 @@ func trainNodeSampled(m model.NodeModel, ds *data.NodeDataset, split data.Split,
 // newBlockTrainer checks smp against m and sets up a blockTrainer without
 // its batch stream.
 func newBlockTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg Config, smp Sampling, seed uint64) (*blockTrainer, error) {
-	if err := smp.Validate(); err != nil || !smp.On() {
-		if err == nil {
-			err = fmt.Errorf("sampled training needs a sampling configuration (fan-outs and batch nodes)")
-		}
+	if !smp.On() {
+		return nil, fmt.Errorf("train: sampled training needs a sampling configuration (fan-outs and batch nodes)")
+	}
+	if err := smp.Validate(); err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	bm, err := CheckSampled(m, smp)
@@ -132,13 +132,6 @@ func newBlockTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, 
 	nt, err := newTrainer(m, ds, split, cfg, seed, false)
 	if err != nil {
 		return nil, err
-	}
-	for _, set := range [][]int32{split.Train, split.Val, split.Test} {
-		for _, v := range set {
-			if int(ds.Y[v]) >= ds.NumClasses {
-				return nil, fmt.Errorf("train: node %d has label %d; the dataset has %d classes", v, ds.Y[v], ds.NumClasses)
-			}
-		}
 	}
 	tr := &blockTrainer{nodeTrainer: nt, bm: bm, blocks: smp.BatchNodes, first: math.NaN()}
 	tr.tape.Grow = true // batches vary in size

@@ -174,6 +174,9 @@ func newTrainer(m model.NodeModel, ds *data.NodeDataset, split data.Split, cfg C
 			if v < 0 || int(v) >= len(ds.Y) || ds.Y[v] < 0 {
 				return nil, fmt.Errorf("train: split holds node %d, which has no label", v)
 			}
+			if int(ds.Y[v]) >= ds.NumClasses {
+				return nil, fmt.Errorf("train: node %d has label %d; the dataset has %d classes", v, ds.Y[v], ds.NumClasses)
+			}
 		}
 	}
 	if len(split.Train) == 0 || len(split.Val) == 0 || len(split.Test) == 0 {
