@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -267,23 +266,10 @@ func dlExtractMember(dst string, zf *zip.File) (dlSummary, error) {
 		return dlSummary{}, err
 	}
 	defer rc.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return dlSummary{}, err
-	}
-	tmp, err := atomicfile.Create(dst)
-	if err != nil {
-		return dlSummary{}, err
-	}
-	defer tmp.Abort() // nothing after Commit
-	s, err := dlSum(io.TeeReader(io.LimitReader(rc, MaxFileBytes+1), tmp))
-	if err != nil {
-		return s, err
-	}
-	if s.size > MaxFileBytes {
-		return s, fmt.Errorf("larger than %d bytes", int64(MaxFileBytes))
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return s, err
-	}
-	return s, tmp.Commit()
+	return dlWriteFile(dst, "", rc, MaxFileBytes, func(s dlSummary) error {
+		if s.size > MaxFileBytes {
+			return fmt.Errorf("larger than %d bytes", int64(MaxFileBytes))
+		}
+		return nil
+	})
 }

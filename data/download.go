@@ -263,34 +263,50 @@ func dlFindMember(zr *zip.Reader, name string) *zip.File {
 // dlWriteVerified copies r to root/f.Path through a temporary file, and
 // renames it into place only if it matches f.
 func dlWriteVerified(root string, f DatasetFile, r io.Reader) (FileState, error) {
-	dst := filepath.Join(root, filepath.FromSlash(f.Path))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", err
-	}
-	// Through atomicfile: a target that is not a regular file is refused,
-	// and a killed download's temporary file is removed by the next one.
-	tmp, err := atomicfile.Create(dst)
-	if err != nil {
-		return "", err
-	}
-	defer tmp.Abort() // nothing after Commit
+	var state FileState
 	// One byte past the expected size is enough to tell a longer file.
-	sum, err := dlSum(io.TeeReader(io.LimitReader(r, f.Size+1), tmp))
+	_, err := dlWriteFile(filepath.Join(root, filepath.FromSlash(f.Path)), f.Path, r, f.Size, func(sum dlSummary) error {
+		if state = dlJudge(f, sum); !state.OK() {
+			return &ChecksumError{File: f.Path, WantSHA256: f.SHA256, GotSHA256: sum.sha256,
+				WantSize: f.Size, GotSize: sum.size}
+		}
+		return nil
+	})
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", f.Path, err)
-	}
-	state := dlJudge(f, sum)
-	if !state.OK() {
-		return "", &ChecksumError{File: f.Path, WantSHA256: f.SHA256, GotSHA256: sum.sha256,
-			WantSize: f.Size, GotSize: sum.size}
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return "", err
-	}
-	if err := tmp.Commit(); err != nil {
 		return "", err
 	}
 	return state, nil
+}
+
+// dlWriteFile copies at most limit+1 bytes of r to dst through a temporary
+// file, measuring them, and renames it into place (mode 0644) if accept,
+// given the measure, returns nil; otherwise nothing is left under dst's
+// name. Through atomicfile: a target that is not a regular file is
+// refused, and a killed download's temporary file is removed by the next
+// one. A read error is prefixed with name unless it is empty.
+func dlWriteFile(dst, name string, r io.Reader, limit int64, accept func(dlSummary) error) (dlSummary, error) {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return dlSummary{}, err
+	}
+	tmp, err := atomicfile.Create(dst)
+	if err != nil {
+		return dlSummary{}, err
+	}
+	defer tmp.Abort() // nothing after Commit
+	sum, err := dlSum(io.TeeReader(io.LimitReader(r, limit+1), tmp))
+	if err != nil {
+		if name != "" {
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+		return sum, err
+	}
+	if err := accept(sum); err != nil {
+		return sum, err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return sum, err
+	}
+	return sum, tmp.Commit()
 }
 
 // dlSummary is what is measured of a file's contents.
