@@ -12,8 +12,8 @@
 // row sums, the grouped sums over links, ScaleGroups and the alignment's
 // tanh passes use it, with the AVX2 kernels' (or the plain loops')
 // arithmetic lane for lane. On arm64 Gemm's row kernel, the row
-// aggregation (Aggregate's float32 rows) and the alignment's tanh passes
-// run in NEON.
+// aggregation (Aggregate's float32 rows), the alignment's tanh passes and
+// GatherDot's float32 rows run in NEON.
 // Elsewhere, with the purego build tag, or with PRCAPS_KERNELS=go, portable
 // Go loops do the same work (the hot ones unrolled into independent
 // register sums), and the tests hold them and the assembly to slow references;

@@ -25,19 +25,15 @@ func TanhAddDotLinks(out, tau, p1, p2, w []float32, child, parent []int32) {
 	if p2 != nil {
 		checkSources(parent, len(p2)/row)
 	}
+	var par *int32 // the kernels read no parent without p2
+	if p2 != nil {
+		par = &parent[0]
+	}
 	if m := row / K; haveAVX2FMA && m%8 == 0 {
-		var par *int32
-		if p2 != nil {
-			par = &parent[0]
-		}
 		tanhLinksAsm(&out[0], first(tau), &p1[0], first(p2), &w[0], &child[0], par, n, K, m)
 		return
 	}
 	if haveNEON {
-		var par *int32
-		if p2 != nil {
-			par = &parent[0]
-		}
 		tanhLinksNEON(&out[0], first(tau), &p1[0], first(p2), &w[0], &child[0], par, n, K, row/K)
 		return
 	}
